@@ -1,0 +1,43 @@
+{#-
+    Returns the select of a Debezium staging model: one row per change event
+    (c, r, u, d) of `topic`, read from `relation` (the landed records). The
+    row image (after for c/r/u, before for d) comes out as typed columns with
+    logical types decoded, followed by the CDC metadata (op, source position,
+    flattened `source` block, timestamps) and the Kafka/landing coordinates.
+    Records that are not change events go to cdc_debezium_rejects instead.
+-#}
+{% macro cdc_debezium_changes(relation, topic) %}
+    {{- return(adapter.dispatch('cdc_debezium_changes', 'cdc')(relation, topic)) -}}
+{% endmacro %}
+
+{% macro default__cdc_debezium_changes(relation, topic) -%}
+    {%- set spec = cdc_topic_spec(topic) -%}
+    select
+        -- row image
+        {%- for column in spec.columns %}
+        {%- set field = column.name if column.name in spec.primary_key else none %}
+        {%- set raw = _cdc_key_expr(column.name, spec, 'events.') if field else 'events._row.`' ~ column.name ~ '`' %}
+        {{ cdc_decode_column(raw, column) }} as `{{ column.name }}`,
+        {%- endfor %}
+        -- change-data-capture metadata
+        events._event.op as _cdc_op,
+        {{ cdc_source_position(spec, 'events._event.source', 'events.kafka_offset') }}
+            as _cdc_position,
+        coalesce(events._event.source.snapshot, 'false') != 'false' as _cdc_is_snapshot,
+        timestamp_millis(events._event.source.ts_ms) as _cdc_source_committed_at,
+        timestamp_millis(events._event.ts_ms) as _cdc_processed_at,
+        events._event.transaction.id as _cdc_transaction_id,
+        {%- for name in spec.source_fields %}
+        events._event.source.`{{ name }}` as {{ cdc_source_column_name(name) }},
+        {%- endfor %}
+        -- kafka and landing metadata
+        events.kafka_topic as _kafka_topic,
+        events.kafka_partition as _kafka_partition,
+        events.kafka_offset as _kafka_offset,
+        timestamp_millis(events.kafka_timestamp_ms) as _kafka_published_at,
+        events.kafka_key as _kafka_key,
+        events.landing_batch as _landing_batch,
+        timestamp_micros(events.landing_batch) as _landed_at
+    from ({{ _cdc_debezium_events(relation, topic) }}) as events
+    where events._quarantine_reason is null
+{%- endmacro %}

@@ -1,0 +1,15 @@
+{#- Current state of `public_orders` per order_id, from topic `shop.public.orders`. -#}
+{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
+{{ config(unique_key=['order_id']) }}
+
+with
+
+changes as (
+    select * from {{ ref('stg_postgres__public_orders') }}
+),
+
+final as (
+    {{ cdc_current_state('changes', ['order_id']) }}
+)
+
+select * from final

@@ -1,0 +1,13 @@
+{#- Staging of Kafka topic `shop.public.orders` (postgresql connector). -#}
+{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
+with
+
+landed as (
+    select * from {{ source('postgres_landing', 'shop_public_orders') }}
+),
+
+final as (
+    {{ cdc_debezium_changes('landed', 'shop.public.orders') }}
+)
+
+select * from final

@@ -1,0 +1,110 @@
+"""Command line: ``python -m python_helpers {land,sync,schema}``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from python_helpers.connect_schema import SchemaError, parse_schema
+from python_helpers.raw_store import land_all
+from python_helpers.spark_types import fields_ddl, raw_type
+from python_helpers.sync import sync
+
+DEFAULT_LANDING = Path("sample_landing")
+DEFAULT_STATE = Path(".state")
+
+
+def _landing(value: str | None) -> Path:
+    return Path(value or os.environ.get("CDC_LANDING_DIR") or DEFAULT_LANDING)
+
+
+def _state() -> Path:
+    return Path(os.environ.get("CDC_STATE_DIR") or DEFAULT_STATE)
+
+
+def _parse_keys(values: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    keys: dict[str, tuple[str, ...]] = {}
+    for value in values:
+        topic, _, columns = value.partition("=")
+        if not topic or not columns:
+            raise SystemExit(f"--primary-key wants TOPIC=col[,col...], got {value!r}")
+        keys[topic] = tuple(c.strip() for c in columns.split(",") if c.strip())
+    return keys
+
+
+def _cmd_land(args: argparse.Namespace) -> int:
+    raw_dir = _state() / "raw"
+    reports = land_all(_landing(args.landing), raw_dir)
+    print(f"{'topic':<44} {'read':>8} {'landed':>8} {'already':>8} {'unreadable':>10}")
+    for r in reports:
+        print(f"{r.topic:<44} {r.read:>8} {r.landed:>8} {r.already_landed:>8} {r.unreadable:>10}")
+    print(f"raw tables under {raw_dir}")
+    return 0
+
+
+def _cmd_sync(args: argparse.Namespace) -> int:
+    result = sync(Path(args.project), _landing(args.landing), _parse_keys(args.primary_key), args.check)
+    for topic, reason in sorted(result.skipped.items()):
+        print(f"skipped {topic}: {reason}", file=sys.stderr)
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if args.check:
+        if result.generated_changed:
+            print("generated schemas are out of date: run `python -m python_helpers sync`")
+            return 1
+        print("generated schemas are up to date")
+        return 0
+    print(f"{len(result.specs)} topic(s) synced; generated schemas "
+          f"{'updated' if result.generated_changed else 'unchanged'}")
+    for path in result.scaffolded:
+        print(f"scaffolded {path}")
+    return 0
+
+
+def _cmd_schema(args: argparse.Namespace) -> int:
+    text = Path(args.file).read_text(encoding="utf-8") if args.file != "-" else sys.stdin.read()
+    try:
+        block = json.loads(text)
+        if isinstance(block, dict) and "schema" in block and "payload" in block:
+            block = block["schema"]
+        schema = parse_schema(block)
+    except (ValueError, SchemaError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(fields_ddl(schema) if schema.type == "struct" else raw_type(schema))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the CLI."""
+    parser = argparse.ArgumentParser(prog="python -m python_helpers", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    land = commands.add_parser("land", help="land topic dumps into the raw tables")
+    land.add_argument("--landing", help="landing directory (default: $CDC_LANDING_DIR or sample_landing)")
+    land.set_defaults(run=_cmd_land)
+    sync_cmd = commands.add_parser("sync", help="regenerate schemas, scaffold models for new topics")
+    sync_cmd.add_argument("--landing", help="landing directory (default: $CDC_LANDING_DIR or sample_landing)")
+    sync_cmd.add_argument("--project", default=".", help="dbt project root (default: .)")
+    sync_cmd.add_argument("--primary-key", action="append", default=[], metavar="TOPIC=COLS",
+                          help="primary key of a topic without a key schema")
+    sync_cmd.add_argument("--check", action="store_true",
+                          help="only check that the generated schemas are up to date")
+    sync_cmd.set_defaults(run=_cmd_sync)
+    schema = commands.add_parser("schema", help="print the Spark DDL of one schema block or event")
+    schema.add_argument("file", help="a JSON file holding a schema block or a whole event ('-': stdin)")
+    schema.set_defaults(run=_cmd_schema)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except (FileNotFoundError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2

@@ -1,0 +1,37 @@
+"""Names derived from topics: raw table names, model names, folders."""
+
+from __future__ import annotations
+
+import re
+
+# Debezium connector class short names (source.connector) -> staging folder.
+CONNECTOR_FOLDERS = {
+    "postgresql": "postgres",
+    "sqlserver": "sqlserver",
+    "mongodb": "mongodb",
+    "mysql": "mysql",
+}
+
+
+def identifier(text: str) -> str:
+    """A lowercase Spark/dbt identifier made from any text."""
+    cleaned = re.sub(r"[^0-9a-zA-Z]+", "_", text).strip("_").lower()
+    if not cleaned:
+        raise ValueError(f"cannot make an identifier from {text!r}")
+    return cleaned if not cleaned[0].isdigit() else f"t_{cleaned}"
+
+
+def raw_table_name(topic: str) -> str:
+    """The raw landing table (and raw folder) of a topic."""
+    return identifier(topic)
+
+
+def connector_folder(connector: str) -> str:
+    """The staging folder of a connector (``source.connector``)."""
+    try:
+        return CONNECTOR_FOLDERS[connector]
+    except KeyError:
+        known = ", ".join(sorted(CONNECTOR_FOLDERS))
+        raise ValueError(
+            f"unsupported connector {connector!r} (supported: {known})"
+        ) from None
