@@ -6,8 +6,8 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from python_helpers.connect_schema import SchemaError, parse_schema
 from python_helpers.jars import install_iceberg_jar
@@ -48,7 +48,9 @@ def _cmd_land(args: argparse.Namespace) -> int:
 
 
 def _cmd_sync(args: argparse.Namespace) -> int:
-    result = sync(Path(args.project), _landing(args.landing), _parse_keys(args.primary_key), args.check)
+    result = sync(
+        Path(args.project), _landing(args.landing), _parse_keys(args.primary_key), args.check
+    )
     for topic, reason in sorted(result.skipped.items()):
         print(f"skipped {topic}: {reason}", file=sys.stderr)
     for warning in result.warnings:
@@ -59,8 +61,10 @@ def _cmd_sync(args: argparse.Namespace) -> int:
             return 1
         print("generated schemas are up to date")
         return 0
-    print(f"{len(result.specs)} topic(s) synced; generated schemas "
-          f"{'updated' if result.generated_changed else 'unchanged'}")
+    print(
+        f"{len(result.specs)} topic(s) synced; generated schemas "
+        f"{'updated' if result.generated_changed else 'unchanged'}"
+    )
     for path in result.scaffolded:
         print(f"scaffolded {path}")
     return 0
@@ -104,18 +108,32 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m python_helpers", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     land = commands.add_parser("land", help="land topic dumps into the raw tables")
-    land.add_argument("--landing", help="landing directory (default: $CDC_LANDING_DIR or sample_landing)")
+    land.add_argument(
+        "--landing", help="landing directory (default: $CDC_LANDING_DIR or sample_landing)"
+    )
     land.set_defaults(run=_cmd_land)
-    sync_cmd = commands.add_parser("sync", help="regenerate schemas, scaffold models for new topics")
-    sync_cmd.add_argument("--landing", help="landing directory (default: $CDC_LANDING_DIR or sample_landing)")
+    sync_cmd = commands.add_parser(
+        "sync", help="regenerate schemas, scaffold models for new topics"
+    )
+    sync_cmd.add_argument(
+        "--landing", help="landing directory (default: $CDC_LANDING_DIR or sample_landing)"
+    )
     sync_cmd.add_argument("--project", default=".", help="dbt project root (default: .)")
-    sync_cmd.add_argument("--primary-key", action="append", default=[], metavar="TOPIC=COLS",
-                          help="primary key of a topic without a key schema")
-    sync_cmd.add_argument("--check", action="store_true",
-                          help="only check that the generated schemas are up to date")
+    sync_cmd.add_argument(
+        "--primary-key",
+        action="append",
+        default=[],
+        metavar="TOPIC=COLS",
+        help="primary key of a topic without a key schema",
+    )
+    sync_cmd.add_argument(
+        "--check", action="store_true", help="only check that the generated schemas are up to date"
+    )
     sync_cmd.set_defaults(run=_cmd_sync)
     schema = commands.add_parser("schema", help="print the Spark DDL of one schema block or event")
-    schema.add_argument("file", help="a JSON file holding a schema block or a whole event ('-': stdin)")
+    schema.add_argument(
+        "file", help="a JSON file holding a schema block or a whole event ('-': stdin)"
+    )
     schema.set_defaults(run=_cmd_schema)
     jars = commands.add_parser("jars", help="install and verify the Iceberg runtime jar")
     jars.set_defaults(run=_cmd_jars)

@@ -8,8 +8,9 @@ that a column added later appears (as optional) in one combined schema.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any
 
 PRIMITIVE_TYPES = frozenset(
     {
@@ -165,9 +166,7 @@ def merge_schemas(left: ConnectSchema, right: ConnectSchema) -> ConnectSchema:
     return ConnectSchema(type=_widen(left.type, right.type), optional=optional)
 
 
-def _merge_same_type(
-    left: ConnectSchema, right: ConnectSchema, optional: bool
-) -> ConnectSchema:
+def _merge_same_type(left: ConnectSchema, right: ConnectSchema, optional: bool) -> ConnectSchema:
     """Merge two nodes of one type and logical name (decimal scales may differ)."""
     if left.parameters == right.parameters:
         return replace(left, optional=optional)

@@ -84,8 +84,7 @@ def envelope_for_parsing(envelope: ConnectSchema) -> ConnectSchema:
     """The envelope with before and after sharing one merged row type."""
     row = row_schema(envelope)
     fields = tuple(
-        ConnectField(f.name, row) if f.name in ROW_IMAGE_FIELDS else f
-        for f in envelope.fields
+        ConnectField(f.name, row) if f.name in ROW_IMAGE_FIELDS else f for f in envelope.fields
     )
     return replace(envelope, fields=fields)
 
@@ -118,9 +117,7 @@ def _compact(block: dict[str, Any]) -> str:
 def render_macro(specs: dict[str, TopicSpec]) -> str:
     """The full text of the generated macro file."""
     topics = {topic: render_spec(specs[topic]) for topic in sorted(specs)}
-    body = yaml.safe_dump(
-        {"topics": topics}, sort_keys=False, width=100, allow_unicode=True
-    )
+    body: str = yaml.safe_dump({"topics": topics}, sort_keys=False, width=100, allow_unicode=True)
     return (
         HEADER
         + "{% macro cdc_topic_schemas() %}\n"

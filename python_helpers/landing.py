@@ -18,9 +18,9 @@ Nothing is dropped here: a line that cannot be read is still returned, with
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 KCAT_KEYS = frozenset({"topic", "partition", "offset", "payload"})
 TOPIC_CONFIG_FILE = "topic.yml"
@@ -64,7 +64,7 @@ def _is_kcat_line(line: str) -> bool:
         parsed = json.loads(line)
     except ValueError:
         return False
-    return isinstance(parsed, dict) and KCAT_KEYS <= parsed.keys()
+    return isinstance(parsed, dict) and parsed.keys() >= KCAT_KEYS
 
 
 def _first_content_line(path: Path) -> str | None:
@@ -109,7 +109,14 @@ def _read_kcat(path: Path, topic: str, relative: str) -> Iterator[LandedRecord]:
                     raise ValueError("not a JSON object")
             except ValueError as error:
                 yield LandedRecord(
-                    topic, None, None, None, None, line, relative, number,
+                    topic,
+                    None,
+                    None,
+                    None,
+                    None,
+                    line,
+                    relative,
+                    number,
                     f"unreadable kcat line: {error}",
                 )
                 continue
@@ -131,9 +138,7 @@ def _read_kcat(path: Path, topic: str, relative: str) -> Iterator[LandedRecord]:
             )
 
 
-def _read_plain(
-    path: Path, topic: str, relative: str, first_offset: int
-) -> Iterator[LandedRecord]:
+def _read_plain(path: Path, topic: str, relative: str, first_offset: int) -> Iterator[LandedRecord]:
     with path.open(encoding="utf-8", errors="replace") as handle:
         for number, raw_line in enumerate(handle):
             line = raw_line.rstrip("\n").rstrip("\r")

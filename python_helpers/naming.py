@@ -32,6 +32,4 @@ def connector_folder(connector: str) -> str:
         return CONNECTOR_FOLDERS[connector]
     except KeyError:
         known = ", ".join(sorted(CONNECTOR_FOLDERS))
-        raise ValueError(
-            f"unsupported connector {connector!r} (supported: {known})"
-        ) from None
+        raise ValueError(f"unsupported connector {connector!r} (supported: {known})") from None

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Iterable
 
 from python_helpers.landing import LandedRecord, read_topic, topic_dirs
 from python_helpers.naming import raw_table_name

@@ -134,9 +134,7 @@ def _row_columns(spec: TopicSpec, key_tests: bool) -> list[dict[str, Any]]:
             f" in Kafka Connect, `{decoded.type}` here.",
         }
         if key_tests and item.name in spec.primary_key:
-            column["data_tests"] = ["not_null"] + (
-                ["unique"] if len(spec.primary_key) == 1 else []
-            )
+            column["data_tests"] = ["not_null"] + (["unique"] if len(spec.primary_key) == 1 else [])
         columns.append(column)
     return columns
 
@@ -279,8 +277,7 @@ def scaffold(project: Path, spec: TopicSpec) -> list[Path]:
             f" one row per {key_list}, creates, updates and deletes applied in"
             " source order.",
             "config": _meta(spec, "current"),
-            "columns": _row_columns(spec, key_tests=True)
-            + _metadata_columns(STAGING_METADATA),
+            "columns": _row_columns(spec, key_tests=True) + _metadata_columns(STAGING_METADATA),
         }
         if len(spec.primary_key) > 1:
             entry["data_tests"] = [

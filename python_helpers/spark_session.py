@@ -19,9 +19,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 PROFILE = Path("profiles") / "profiles.yml"
-_ENV_VAR = re.compile(
-    r"""\{\{\s*env_var\(\s*'([^']+)'\s*(?:,\s*'([^']*)'\s*)?\)\s*\}\}"""
-)
+_ENV_VAR = re.compile(r"""\{\{\s*env_var\(\s*'([^']+)'\s*(?:,\s*'([^']*)'\s*)?\)\s*\}\}""")
 
 
 def _render(value: str) -> str:

@@ -93,9 +93,7 @@ def fields_ddl(schema: ConnectSchema) -> str:
     """DDL of a struct's fields, the form ``from_json`` takes as a schema."""
     if schema.type != "struct":
         raise ValueError("only a struct schema has a field list")
-    return ", ".join(
-        f"{quote_identifier(f.name)} {raw_type(f.schema)}" for f in schema.fields
-    )
+    return ", ".join(f"{quote_identifier(f.name)} {raw_type(f.schema)}" for f in schema.fields)
 
 
 def describe(schema: ConnectSchema) -> str:
@@ -109,27 +107,28 @@ def describe(schema: ConnectSchema) -> str:
 def decode_column(name: str, schema: ConnectSchema) -> DecodedColumn:
     """Decide the native Spark type of one top-level row-image column."""
     raw = raw_type(schema)
-    common = {
-        "name": name,
-        "raw_type": raw,
-        "optional": schema.optional,
-        "connect_type": describe(schema),
-    }
+
+    def column(spark_type: str, decoder: str, scale: int | None = None) -> DecodedColumn:
+        return DecodedColumn(
+            name=name,
+            raw_type=raw,
+            type=spark_type,
+            decoder=decoder,
+            optional=schema.optional,
+            connect_type=describe(schema),
+            scale=scale,
+        )
+
     if schema.name == DECIMAL and schema.type == "bytes":
         scale = int(schema.parameter("scale") or 0)
         precision_text = schema.parameter("connect.decimal.precision")
         precision = int(precision_text) if precision_text else SPARK_MAX_PRECISION
         precision = min(max(precision, scale, 1), SPARK_MAX_PRECISION)
         scale = min(scale, precision)
-        return DecodedColumn(
-            **common,
-            type=f"decimal({precision},{scale})",
-            decoder="decimal",
-            scale=scale,
-        )
+        return column(f"decimal({precision},{scale})", "decimal", scale)
     if schema.name in _LOGICAL:
         decoder, spark_type = _LOGICAL[schema.name]
-        return DecodedColumn(**common, type=spark_type, decoder=decoder)
+        return column(spark_type, decoder)
     if schema.type == "bytes":
-        return DecodedColumn(**common, type="binary", decoder="base64")
-    return DecodedColumn(**common, type=raw, decoder="none")
+        return column("binary", "base64")
+    return column(raw, "none")

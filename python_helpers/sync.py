@@ -45,9 +45,7 @@ def _configured_key(topic_dir: Path) -> tuple[str, ...]:
     return (key,) if isinstance(key, str) else tuple(str(k) for k in key)
 
 
-def _primary_key(
-    collected: TopicSchemas, configured: tuple[str, ...]
-) -> tuple[str, ...]:
+def _primary_key(collected: TopicSchemas, configured: tuple[str, ...]) -> tuple[str, ...]:
     if configured:
         return configured
     if collected.key_schema is not None and collected.key_schema.type == "struct":

@@ -8,8 +8,9 @@ table named in the events.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from python_helpers.connect_schema import ConnectSchema, merge_schemas, parse_schema
 from python_helpers.landing import LandedRecord
@@ -36,9 +37,7 @@ class TopicSchemas:
         """Merge one key schema block."""
         self.key_schema = self._merged(self.key_schema, block)
 
-    def _merged(
-        self, current: ConnectSchema | None, block: dict[str, Any]
-    ) -> ConnectSchema:
+    def _merged(self, current: ConnectSchema | None, block: dict[str, Any]) -> ConnectSchema:
         text = json.dumps(block, sort_keys=True)
         parsed = parse_schema(block)
         if current is None:

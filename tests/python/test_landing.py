@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from conftest import ORDERS_TOPIC, PRODUCTS_TOPIC, SAMPLE_LANDING
+
 from python_helpers.landing import read_topic
 from python_helpers.raw_store import land_all
 
@@ -16,8 +17,14 @@ def _write(path: Path, lines: list[str]) -> None:
 
 
 def _kcat(offset: int, payload: str | None, key: str | None = None) -> str:
-    record = {"topic": "t", "partition": 0, "offset": offset, "ts": 1000 + offset,
-              "key": key, "payload": payload}
+    record = {
+        "topic": "t",
+        "partition": 0,
+        "offset": offset,
+        "ts": 1000 + offset,
+        "key": key,
+        "payload": payload,
+    }
     return json.dumps(record)
 
 
@@ -25,17 +32,27 @@ def test_plain_file_offsets_continue_across_files(tmp_path: Path) -> None:
     _write(tmp_path / "t" / "a.jsonl", ['{"a": 1}', "", '{"a": 2}'])
     _write(tmp_path / "t" / "b.jsonl", ['{"a": 3}'])
     records = list(read_topic(tmp_path / "t"))
-    assert [(r.kafka_partition, r.kafka_offset) for r in records] == [(0, 0), (0, 1), (0, 2), (0, 3)]
+    assert [(r.kafka_partition, r.kafka_offset) for r in records] == [
+        (0, 0),
+        (0, 1),
+        (0, 2),
+        (0, 3),
+    ]
     assert records[1].kafka_value is None  # empty line = tombstone
     assert records[3].landing_file == "t/b.jsonl"
 
 
 def test_kcat_file_keeps_key_timestamp_and_unreadable_lines(tmp_path: Path) -> None:
-    _write(tmp_path / "t" / "dump.jsonl", [_kcat(5, '{"x":1}', '{"id":1}'), "{broken", _kcat(6, None)])
+    _write(
+        tmp_path / "t" / "dump.jsonl", [_kcat(5, '{"x":1}', '{"id":1}'), "{broken", _kcat(6, None)]
+    )
     records = list(read_topic(tmp_path / "t"))
     assert len(records) == 3
     assert (records[0].kafka_offset, records[0].kafka_key, records[0].kafka_timestamp_ms) == (
-        5, '{"id":1}', 1005)
+        5,
+        '{"id":1}',
+        1005,
+    )
     assert records[1].landing_error is not None and records[1].kafka_value == "{broken"
     assert records[2].kafka_value is None
 
@@ -58,8 +75,11 @@ def test_overlapping_dump_lands_only_new_offsets(tmp_path: Path) -> None:
     land_all(tmp_path / "l1", raw)
     report = land_all(tmp_path / "l2", raw)[0]
     assert (report.read, report.landed, report.already_landed) == (2, 1, 1)
-    rows = [json.loads(line) for p in sorted((raw / "t").glob("*.jsonl"))
-            for line in p.read_text().splitlines()]
+    rows = [
+        json.loads(line)
+        for p in sorted((raw / "t").glob("*.jsonl"))
+        for line in p.read_text().splitlines()
+    ]
     assert sorted(r["kafka_offset"] for r in rows) == [0, 1, 2]
     batches = sorted({r["landing_batch"] for r in rows})
     assert len(batches) == 2 and batches[0] < batches[1]

@@ -6,8 +6,8 @@ import shutil
 from pathlib import Path
 
 import yaml
-
 from conftest import ORDERS_TOPIC, PRODUCTS_TOPIC, SAMPLE_LANDING
+
 from python_helpers.generate import GENERATED_MACRO, read_macro, render_macro
 from python_helpers.sync import sync
 
@@ -48,7 +48,9 @@ def test_sync_scaffolds_a_new_topic_once(tmp_path: Path, project: Path) -> None:
     )["models"]
     metas = {m["name"]: m["config"]["meta"] for m in models}
     assert metas["stg_postgres__public_orders"] == {
-        "cdc_topic": "shop.sales.orders", "cdc_layer": "staging"}
+        "cdc_topic": "shop.sales.orders",
+        "cdc_layer": "staging",
+    }
     current_sql = (tmp_path / "models/current/postgres/postgres__public_orders.sql").read_text()
     assert "unique_key=['order_id']" in current_sql
     again = sync(tmp_path, landing)

@@ -1,0 +1,84 @@
+"""An independent, plain-Python model of what the pipeline must produce.
+
+It reads the landed events itself (no Spark, no macros), decodes the logical
+types with the standard library and applies the change events per key in
+source order (lsn, then Kafka offset).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+CHANGE_OPS = {"c", "r", "u", "d"}
+
+
+def decode_decimal(text: str, scale: int) -> Decimal:
+    unscaled = int.from_bytes(base64.b64decode(text), "big", signed=True)
+    return Decimal(unscaled).scaleb(-scale)
+
+
+def decode_micros(value: int) -> datetime:
+    return EPOCH + timedelta(microseconds=value)
+
+
+def decode_date(days: int) -> date:
+    return date(1970, 1, 1) + timedelta(days=days)
+
+
+def decode_zoned(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
+
+
+def events(path: Path) -> list[dict[str, Any]]:
+    """The change events of a kcat or plain landing file, with offsets."""
+    found = []
+    for offset, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
+        record = json.loads(line)
+        value, kafka_offset = record, offset
+        if "payload" in record and "offset" in record:
+            value, kafka_offset = record["payload"], record["offset"]
+            if value is None:
+                continue
+            try:
+                value = json.loads(value)
+            except ValueError:
+                continue
+        payload = value.get("payload", value) if isinstance(value, dict) else None
+        if isinstance(payload, dict) and payload.get("op") in CHANGE_OPS:
+            found.append(payload | {"_offset": kafka_offset})
+    return found
+
+
+def current_state(changes: list[dict[str, Any]], key: str) -> dict[Any, dict[str, Any]]:
+    """Apply changes in (lsn, offset) order; returns the final row per key."""
+    state: dict[Any, dict[str, Any]] = {}
+    ordered = sorted(changes, key=lambda e: (e["source"]["lsn"], e["_offset"]))
+    for event in ordered:
+        if event["op"] == "d":
+            state.pop(event["before"][key], None)
+        else:
+            state[event["after"][key]] = event["after"]
+    return state
+
+
+def flink_expected_final_state(path: Path) -> dict[int, tuple[str, str, float]]:
+    """Apply Flink's asserted changelog (+I/-U/+U/-D lines) per id."""
+    state: dict[int, tuple[str, str, float]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line or line.startswith("#"):
+            continue
+        kind, body = line.split("(", 1)
+        parts = body.rstrip(")").split(",")
+        row_id, name, weight = int(parts[0]), parts[1], float(parts[-1])
+        description = ",".join(parts[2:-1])
+        if kind in ("+I", "+U"):
+            state[row_id] = (name, description, weight)
+        elif kind == "-D":
+            state.pop(row_id, None)
+    return state

@@ -1,0 +1,245 @@
+"""End to end on real Spark and dbt: landing -> staging -> current state.
+
+One warehouse (under .state/pytest) is shared by the whole module and built
+in three dbt invocations: a first build on part of the sample landing, an
+incremental build after landing all of it, and a re-run with nothing new.
+Results are read by `python -m python_helpers export` in its own process,
+so dbt and the tests never hold the embedded metastore at the same time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import ORDERS_TOPIC, PRODUCTS_TOPIC, PROJECT, SAMPLE_LANDING
+from reference_model import (
+    current_state,
+    decode_date,
+    decode_decimal,
+    decode_micros,
+    decode_zoned,
+    events,
+    flink_expected_final_state,
+)
+
+pytestmark = pytest.mark.spark
+
+STATE = PROJECT / ".state" / "pytest"
+PRODUCTS_FILE = SAMPLE_LANDING / PRODUCTS_TOPIC / "flink-pg-products-schema-include.jsonl"
+ORDERS_FILE = SAMPLE_LANDING / ORDERS_TOPIC / "orders-kcat.jsonl"
+FLINK_EXPECTED = (
+    Path(__file__).parent
+    / "fixtures"
+    / "expected"
+    / ("flink-pg-products-schema-include.expected.txt")
+)
+PRODUCTS = "cdc_current.postgres__inventory_products"
+ORDERS = "cdc_current.postgres__public_orders"
+STG_ORDERS = "cdc_staging.stg_postgres__public_orders"
+QUARANTINE_ORDERS = "cdc_staging.stg_postgres__public_orders__quarantine"
+STG_PRODUCTS = "cdc_staging.stg_postgres__inventory_products"
+QUARANTINE_PRODUCTS = "cdc_staging.stg_postgres__inventory_products__quarantine"
+RAW_ORDERS = "cdc_landing.shop_public_orders"
+RAW_PRODUCTS = "cdc_landing.fullfillment_inventory_products"
+ALL_TABLES = [
+    PRODUCTS,
+    ORDERS,
+    STG_ORDERS,
+    QUARANTINE_ORDERS,
+    STG_PRODUCTS,
+    QUARANTINE_PRODUCTS,
+    RAW_ORDERS,
+    RAW_PRODUCTS,
+]
+
+
+def _env() -> dict[str, str]:
+    return os.environ | {"CDC_STATE_DIR": str(STATE), "DBT_PROFILES_DIR": "profiles"}
+
+
+def _run(*args: str) -> str:
+    done = subprocess.run(args, cwd=PROJECT, env=_env(), capture_output=True, text=True)
+    if done.returncode != 0:
+        raise AssertionError(
+            f"{' '.join(args)} failed:\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
+        )
+    return done.stdout
+
+
+def _helpers(*args: str) -> str:
+    return _run(sys.executable, "-m", "python_helpers", *args)
+
+
+def _dbt(*args: str) -> str:
+    return _run(str(Path(sys.executable).parent / "dbt"), *args)
+
+
+def _export() -> dict[str, Any]:
+    loaded = json.loads(_helpers("export", *ALL_TABLES).splitlines()[-1])
+    return {
+        table: {
+            "types": data["types"],
+            "rows": [json.loads(r, parse_float=Decimal) for r in data["rows"]],
+        }
+        for table, data in loaded.items()
+    }
+
+
+def _partial_landing(root: Path) -> Path:
+    """The first 9 product events (the snapshot) and 5 order records."""
+    landing = root / "partial"
+    for source, lines in ((PRODUCTS_FILE, 9), (ORDERS_FILE, 5)):
+        target = landing / source.parent.name / source.name
+        target.parent.mkdir(parents=True)
+        kept = source.read_text(encoding="utf-8").splitlines()[:lines]
+        target.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    shutil.copy(PRODUCTS_FILE.parent / "topic.yml", landing / PRODUCTS_TOPIC / "topic.yml")
+    return landing
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    shutil.rmtree(STATE, ignore_errors=True)
+    _helpers("jars")
+    _helpers("land", "--landing", str(_partial_landing(tmp_path_factory.mktemp("landing"))))
+    _dbt("build")
+    first = _export()
+    _helpers("land", "--landing", str(SAMPLE_LANDING))
+    _dbt("build")
+    second = _export()
+    _dbt("run")
+    third = _export()
+    return {"first": first, "second": second, "third": third}
+
+
+def _by(rows: list[dict[str, Any]], key: str) -> dict[Any, dict[str, Any]]:
+    return {row[key]: row for row in rows}
+
+
+def test_products_final_state_matches_flink_expected(runs: dict[str, Any]) -> None:
+    expected = flink_expected_final_state(FLINK_EXPECTED)
+    actual = _by(runs["second"][PRODUCTS]["rows"], "id")
+    assert sorted(actual) == sorted(expected) == [*range(101, 111)]
+    for row_id, (name, description, weight) in expected.items():
+        row = actual[row_id]
+        assert (row["name"], row["description"]) == (name, description), row_id
+        assert float(row["weight"]) == pytest.approx(weight), row_id
+
+
+def test_first_build_holds_the_snapshot_only(runs: dict[str, Any]) -> None:
+    rows = _by(runs["first"][PRODUCTS]["rows"], "id")
+    assert sorted(rows) == [*range(101, 110)]
+    assert rows[106]["description"] == "16oz carpenter's hammer"
+    assert all(r["_cdc_op"] == "r" and r["_cdc_is_snapshot"] for r in rows.values())
+
+
+def test_orders_match_the_python_reference_model(runs: dict[str, Any]) -> None:
+    expected = current_state(events(ORDERS_FILE), "order_id")
+    actual = _by(runs["second"][ORDERS]["rows"], "order_id")
+    assert sorted(actual) == sorted(expected) == [1, 3, 4, 5]
+    for order_id, source in expected.items():
+        row = actual[order_id]
+        assert Decimal(str(row["amount"])) == decode_decimal(source["amount"], 2)
+        assert row["ordered_on"] == decode_date(source["ordered_on"]).isoformat()
+        created = decode_micros(source["created_at"])
+        assert row["created_at"] == created.strftime("%Y-%m-%dT%H:%M:%S.%f") + "Z"
+        if source["updated_at"] is None:
+            assert row["updated_at"] is None
+        else:
+            updated = decode_zoned(source["updated_at"])
+            assert row["updated_at"] == updated.strftime("%Y-%m-%dT%H:%M:%S.%f") + "Z"
+        assert row["attributes"] == source["attributes"]
+        assert row["status"] == source["status"]
+        assert row.get("coupon") == source.get("coupon")
+
+
+def test_typed_columns(runs: dict[str, Any]) -> None:
+    types = runs["second"][ORDERS]["types"]
+    assert {
+        k: types[k]
+        for k in (
+            "order_id",
+            "amount",
+            "ordered_on",
+            "created_at",
+            "updated_at",
+            "attributes",
+            "coupon",
+        )
+    } == {
+        "order_id": "int",
+        "amount": "decimal(12,2)",
+        "ordered_on": "date",
+        "created_at": "timestamp",
+        "updated_at": "timestamp",
+        "attributes": "string",
+        "coupon": "string",
+    }
+    assert types["_cdc_position"] == "array<bigint>"
+    assert runs["second"][PRODUCTS]["types"]["weight"] == "double"
+
+
+def test_negative_and_large_decimals_decode_exactly(runs: dict[str, Any]) -> None:
+    staged = runs["second"][STG_ORDERS]["rows"]
+    amounts = {(r["order_id"], r["_cdc_op"]): Decimal(str(r["amount"])) for r in staged}
+    assert amounts[(2, "r")] == Decimal("-5.25")
+    assert amounts[(2, "d")] == Decimal("-5.25")  # delete row image is `before`
+    assert amounts[(3, "r")] == Decimal("999999999.99")
+
+
+@pytest.mark.parametrize(
+    ("raw", "staged", "quarantine"),
+    [
+        (RAW_ORDERS, STG_ORDERS, QUARANTINE_ORDERS),
+        (RAW_PRODUCTS, STG_PRODUCTS, QUARANTINE_PRODUCTS),
+    ],
+)
+def test_every_landed_record_is_accounted_for(
+    runs: dict[str, Any], raw: str, staged: str, quarantine: str
+) -> None:
+    result = runs["second"]
+    landed = len(result[raw]["rows"])
+    assert landed == len(result[staged]["rows"]) + len(result[quarantine]["rows"])
+    assert landed > 0
+
+
+def test_bad_records_are_quarantined_with_reasons(runs: dict[str, Any]) -> None:
+    rows = runs["second"][QUARANTINE_ORDERS]["rows"]
+    reasons = sorted((r["_kafka_offset"], r["_quarantine_reason"]) for r in rows)
+    assert reasons == [(6, "tombstone"), (7, "malformed_json"), (8, "unsupported_op")]
+    assert {r["_quarantine_detail"] for r in rows if r["_kafka_offset"] == 8} == {"op = x"}
+    malformed = next(r for r in rows if r["_kafka_offset"] == 7)
+    assert malformed["_kafka_value"].startswith('{"schema": {"type": "struct"}')
+    assert runs["second"][QUARANTINE_PRODUCTS]["rows"] == []
+
+
+def test_landing_again_and_rerunning_changes_nothing(runs: dict[str, Any]) -> None:
+    def key(row: dict[str, Any]) -> str:
+        return json.dumps(row, sort_keys=True, default=str)
+
+    for table in (PRODUCTS, ORDERS, RAW_ORDERS, RAW_PRODUCTS):
+        second = sorted(map(key, runs["second"][table]["rows"]))
+        third = sorted(map(key, runs["third"][table]["rows"]))
+        assert second == third, table
+    assert len(runs["second"][RAW_PRODUCTS]["rows"]) == 16
+
+
+def test_source_metadata_is_flattened(runs: dict[str, Any]) -> None:
+    row = _by(runs["second"][PRODUCTS]["rows"], "id")[110]
+    assert (
+        row["_cdc_source_connector"],
+        row["_cdc_source_db"],
+        row["_cdc_source_schema"],
+        row["_cdc_source_table"],
+    ) == ("postgresql", "postgres", "inventory", "products")
+    assert row["_cdc_source_lsn"] == 34133344 and row["_cdc_source_tx_id"] == 606
+    assert row["_cdc_position"] == [34133344, 13]
+    assert row["_cdc_source_committed_at"] == "2020-07-29T08:23:02.228000Z"
