@@ -100,6 +100,7 @@ def render_spec(spec: TopicSpec) -> dict[str, Any]:
         "value_type": raw_type(envelope),
         "key_type": raw_type(spec.key_schema) if spec.key_schema else None,
         "key_fields": [f.name for f in spec.key_schema.fields] if spec.key_schema else [],
+        "envelope_fields": [f.name for f in envelope.fields],
         "source_fields": [f.name for f in source.schema.fields] if source else [],
         "columns": [
             {k: v for k, v in asdict(decode_column(f.name, f.schema)).items() if v is not None}

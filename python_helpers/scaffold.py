@@ -53,7 +53,8 @@ select * from final
 """
 
 CURRENT_SQL = """\
-{{#- Current state of `{entity}` per {key_list}, from topic `{topic}`. -#}}
+{{#- Current state of `{entity}` from topic `{topic}`, -#}}
+{{#- one row per {key_list}. -#}}
 {{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
 {{{{ config(unique_key={unique_key}) }}}}
 

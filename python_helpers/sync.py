@@ -16,9 +16,11 @@ import yaml
 
 from python_helpers.generate import (
     GENERATED_MACRO,
+    SpecError,
     TopicSpec,
     read_macro,
     render_macro,
+    render_spec,
 )
 from python_helpers.landing import TOPIC_CONFIG_FILE, read_topic, topic_dirs
 from python_helpers.scaffold import scaffold, scaffolded_topics
@@ -94,6 +96,11 @@ def sync(
             continue
         if spec.topic in specs:
             spec = spec.merged_with(specs[spec.topic])
+        try:
+            render_spec(spec)
+        except SpecError as error:
+            result.skipped[spec.topic] = str(error)
+            continue
         if not spec.primary_key:
             result.warnings.append(
                 f"{spec.topic}: no key schema and no primary_key in "
@@ -111,5 +118,7 @@ def sync(
     existing = scaffolded_topics(project)
     for topic in sorted(result.specs):
         if topic not in existing:
-            result.scaffolded += scaffold(project, result.specs[topic])
+            for path in scaffold(project, result.specs[topic]):
+                if path not in result.scaffolded:
+                    result.scaffolded.append(path)
     return result

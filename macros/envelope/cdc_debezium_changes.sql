@@ -23,10 +23,17 @@
         events._event.op as _cdc_op,
         {{ cdc_source_position(spec, 'events._event.source', 'events.kafka_offset') }}
             as _cdc_position,
-        coalesce(events._event.source.snapshot, 'false') != 'false' as _cdc_is_snapshot,
-        timestamp_millis(events._event.source.ts_ms) as _cdc_source_committed_at,
-        timestamp_millis(events._event.ts_ms) as _cdc_processed_at,
-        events._event.transaction.id as _cdc_transaction_id,
+        coalesce(
+            cast({{ _cdc_present(spec.source_fields, 'snapshot', 'events._event.source', 'string') }}
+                as string),
+            'false'
+        ) != 'false' as _cdc_is_snapshot,
+        timestamp_millis({{ _cdc_present(spec.source_fields, 'ts_ms', 'events._event.source', 'bigint') }})
+            as _cdc_source_committed_at,
+        timestamp_millis({{ _cdc_present(spec.envelope_fields, 'ts_ms', 'events._event', 'bigint') }})
+            as _cdc_processed_at,
+        {{ _cdc_present(spec.envelope_fields, 'transaction', 'events._event', 'string', '.id') }}
+            as _cdc_transaction_id,
         {%- for name in spec.source_fields %}
         events._event.source.`{{ name }}` as {{ cdc_source_column_name(name) }},
         {%- endfor %}
@@ -40,4 +47,15 @@
         timestamp_micros(events.landing_batch) as _landed_at
     from ({{ _cdc_debezium_events(relation, topic) }}) as events
     where events._quarantine_reason is null
+{%- endmacro %}
+
+{#- `parent.field` when the generated schema has that field, else a typed
+    null: envelopes differ across Debezium versions (no `transaction` block
+    before 1.x, no `source.snapshot` in some). -#}
+{% macro _cdc_present(fields, field, parent, null_type, suffix='') -%}
+    {%- if field in fields -%}
+        {{ parent }}.`{{ field }}`{{ suffix }}
+    {%- else -%}
+        cast(null as {{ null_type }})
+    {%- endif -%}
 {%- endmacro %}

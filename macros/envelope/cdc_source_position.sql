@@ -12,8 +12,10 @@
 {% macro default__cdc_source_position(spec, source, kafka_offset) -%}
     {%- if spec.connector == 'postgresql' and 'lsn' in spec.source_fields -%}
         {%- set position = source ~ '.lsn' -%}
-    {%- else -%}
+    {%- elif 'ts_ms' in spec.source_fields -%}
         {%- set position = source ~ '.ts_ms' -%}
+    {%- else -%}
+        {%- set position = 'cast(null as bigint)' -%}
     {%- endif -%}
     array(
         cast(coalesce({{ position }}, -1) as bigint),

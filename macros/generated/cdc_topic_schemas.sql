@@ -9,6 +9,65 @@
 {% macro cdc_topic_schemas() %}
 {%- set topics_yaml -%}{% raw %}
 topics:
+  PostgreSQL_server.public.customers:
+    connector: postgresql
+    source_table: public_customers
+    primary_key:
+    - id
+    value_type: 'struct<`before`: struct<`id`: int, `first_name`: string, `last_name`: string, `email`:
+      string>, `after`: struct<`id`: int, `first_name`: string, `last_name`: string, `email`: string>,
+      `source`: struct<`version`: string, `connector`: string, `name`: string, `ts_ms`: bigint, `snapshot`:
+      boolean, `db`: string, `schema`: string, `table`: string, `txId`: bigint, `lsn`: bigint, `xmin`:
+      bigint>, `op`: string, `ts_ms`: bigint, `message`: struct<`prefix`: string, `content`: string>>'
+    key_type: 'struct<`id`: int>'
+    key_fields:
+    - id
+    envelope_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    - message
+    source_fields:
+    - version
+    - connector
+    - name
+    - ts_ms
+    - snapshot
+    - db
+    - schema
+    - table
+    - txId
+    - lsn
+    - xmin
+    columns:
+    - name: id
+      raw_type: int
+      type: int
+      decoder: none
+      optional: false
+      connect_type: int32, not null
+    - name: first_name
+      raw_type: string
+      type: string
+      decoder: none
+      optional: false
+      connect_type: string, not null
+    - name: last_name
+      raw_type: string
+      type: string
+      decoder: none
+      optional: false
+      connect_type: string, not null
+    - name: email
+      raw_type: string
+      type: string
+      decoder: none
+      optional: false
+      connect_type: string, not null
+    value_schema: '{"fields":[{"field":"before","fields":[{"field":"id","optional":false,"type":"int32"},{"field":"first_name","optional":false,"type":"string"},{"field":"last_name","optional":false,"type":"string"},{"field":"email","optional":false,"type":"string"}],"name":"PostgreSQL_server.inventory.customers.Value","optional":true,"type":"struct"},{"field":"after","fields":[{"field":"id","optional":false,"type":"int32"},{"field":"first_name","optional":false,"type":"string"},{"field":"last_name","optional":false,"type":"string"},{"field":"email","optional":false,"type":"string"}],"name":"PostgreSQL_server.inventory.customers.Value","optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":false,"type":"string"},{"field":"connector","optional":false,"type":"string"},{"field":"name","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"snapshot","optional":true,"type":"boolean"},{"field":"db","optional":false,"type":"string"},{"field":"schema","optional":false,"type":"string"},{"field":"table","optional":false,"type":"string"},{"field":"txId","optional":true,"type":"int64"},{"field":"lsn","optional":true,"type":"int64"},{"field":"xmin","optional":true,"type":"int64"}],"name":"io.debezium.connector.postgresql.Source","optional":false,"type":"struct"},{"field":"op","optional":false,"type":"string"},{"field":"ts_ms","optional":true,"type":"int64"},{"field":"message","fields":[{"field":"prefix","optional":false,"type":"string"},{"field":"content","optional":false,"type":"bytes"}],"name":"io.debezium.connector.common.Message","optional":true,"type":"struct"}],"name":"PostgreSQL_server.inventory.customers.Envelope","optional":false,"type":"struct"}'
+    key_schema: '{"fields":[{"field":"id","optional":false,"type":"int32"}],"name":"PostgreSQL_server.public.customers.Key","optional":false,"type":"struct"}'
   fullfillment.inventory.products:
     connector: postgresql
     source_table: inventory_products
@@ -22,6 +81,13 @@ topics:
       bigint>>'
     key_type: null
     key_fields: []
+    envelope_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    - transaction
     source_fields:
     - version
     - connector
@@ -61,6 +127,435 @@ topics:
       connect_type: double
     value_schema: '{"fields":[{"field":"before","fields":[{"field":"id","optional":false,"type":"int32"},{"field":"name","optional":false,"type":"string"},{"field":"description","optional":true,"type":"string"},{"field":"weight","optional":true,"type":"double"}],"name":"fullfillment.inventory.products.Value","optional":true,"type":"struct"},{"field":"after","fields":[{"field":"id","optional":false,"type":"int32"},{"field":"name","optional":false,"type":"string"},{"field":"description","optional":true,"type":"string"},{"field":"weight","optional":true,"type":"double"}],"name":"fullfillment.inventory.products.Value","optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":false,"type":"string"},{"field":"connector","optional":false,"type":"string"},{"field":"name","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"snapshot","name":"io.debezium.data.Enum","optional":true,"parameters":{"allowed":"true,last,false"},"type":"string","version":1},{"field":"db","optional":false,"type":"string"},{"field":"schema","optional":false,"type":"string"},{"field":"table","optional":false,"type":"string"},{"field":"txId","optional":true,"type":"int64"},{"field":"lsn","optional":true,"type":"int64"},{"field":"xmin","optional":true,"type":"int64"}],"name":"io.debezium.connector.postgresql.Source","optional":false,"type":"struct"},{"field":"op","optional":false,"type":"string"},{"field":"ts_ms","optional":true,"type":"int64"},{"field":"transaction","fields":[{"field":"id","optional":false,"type":"string"},{"field":"total_order","optional":false,"type":"int64"},{"field":"data_collection_order","optional":false,"type":"int64"}],"optional":true,"type":"struct"}],"name":"fullfillment.inventory.products.Envelope","optional":false,"type":"struct"}'
     key_schema: null
+  postgres.tpcch.customer:
+    connector: postgresql
+    source_table: tpcch_customer
+    primary_key:
+    - c_id
+    - c_d_id
+    - c_w_id
+    value_type: 'struct<`before`: struct<`c_id`: int, `c_d_id`: int, `c_w_id`: int, `c_first`: string,
+      `c_middle`: string, `c_last`: string, `c_street_1`: string, `c_street_2`: string, `c_city`: string,
+      `c_state`: string, `c_zip`: string, `c_phone`: string, `c_since`: string, `c_credit`: string, `c_credit_lim`:
+      float, `c_discount`: float, `c_balance`: float, `c_ytd_payment`: float, `c_payment_cnt`: int, `c_delivery_cnt`:
+      int, `c_data`: string, `c_n_nationkey`: int>, `after`: struct<`c_id`: int, `c_d_id`: int, `c_w_id`:
+      int, `c_first`: string, `c_middle`: string, `c_last`: string, `c_street_1`: string, `c_street_2`:
+      string, `c_city`: string, `c_state`: string, `c_zip`: string, `c_phone`: string, `c_since`: string,
+      `c_credit`: string, `c_credit_lim`: float, `c_discount`: float, `c_balance`: float, `c_ytd_payment`:
+      float, `c_payment_cnt`: int, `c_delivery_cnt`: int, `c_data`: string, `c_n_nationkey`: int>, `source`:
+      struct<`version`: string, `connector`: string, `name`: string, `ts_ms`: bigint, `snapshot`: string,
+      `db`: string, `sequence`: string, `schema`: string, `table`: string, `txId`: bigint, `lsn`: bigint,
+      `xmin`: bigint>, `op`: string, `ts_ms`: bigint, `transaction`: struct<`id`: string, `total_order`:
+      bigint, `data_collection_order`: bigint>>'
+    key_type: null
+    key_fields: []
+    envelope_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    - transaction
+    source_fields:
+    - version
+    - connector
+    - name
+    - ts_ms
+    - snapshot
+    - db
+    - sequence
+    - schema
+    - table
+    - txId
+    - lsn
+    - xmin
+    columns:
+    - name: c_id
+      raw_type: int
+      type: int
+      decoder: none
+      optional: false
+      connect_type: int32, not null
+    - name: c_d_id
+      raw_type: int
+      type: int
+      decoder: none
+      optional: false
+      connect_type: int32, not null
+    - name: c_w_id
+      raw_type: int
+      type: int
+      decoder: none
+      optional: false
+      connect_type: int32, not null
+    - name: c_first
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: c_middle
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: c_last
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: c_street_1
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: c_street_2
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: c_city
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: c_state
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: c_zip
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: c_phone
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: c_since
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: c_credit
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: c_credit_lim
+      raw_type: float
+      type: float
+      decoder: none
+      optional: true
+      connect_type: float
+    - name: c_discount
+      raw_type: float
+      type: float
+      decoder: none
+      optional: true
+      connect_type: float
+    - name: c_balance
+      raw_type: float
+      type: float
+      decoder: none
+      optional: true
+      connect_type: float
+    - name: c_ytd_payment
+      raw_type: float
+      type: float
+      decoder: none
+      optional: true
+      connect_type: float
+    - name: c_payment_cnt
+      raw_type: int
+      type: int
+      decoder: none
+      optional: true
+      connect_type: int32
+    - name: c_delivery_cnt
+      raw_type: int
+      type: int
+      decoder: none
+      optional: true
+      connect_type: int32
+    - name: c_data
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: c_n_nationkey
+      raw_type: int
+      type: int
+      decoder: none
+      optional: true
+      connect_type: int32
+    value_schema: '{"fields":[{"field":"before","fields":[{"field":"c_id","optional":false,"type":"int32"},{"field":"c_d_id","optional":false,"type":"int32"},{"field":"c_w_id","optional":false,"type":"int32"},{"field":"c_first","optional":true,"type":"string"},{"field":"c_middle","optional":true,"type":"string"},{"field":"c_last","optional":true,"type":"string"},{"field":"c_street_1","optional":true,"type":"string"},{"field":"c_street_2","optional":true,"type":"string"},{"field":"c_city","optional":true,"type":"string"},{"field":"c_state","optional":true,"type":"string"},{"field":"c_zip","optional":true,"type":"string"},{"field":"c_phone","optional":true,"type":"string"},{"field":"c_since","optional":true,"type":"string"},{"field":"c_credit","optional":true,"type":"string"},{"field":"c_credit_lim","optional":true,"type":"float"},{"field":"c_discount","optional":true,"type":"float"},{"field":"c_balance","optional":true,"type":"float"},{"field":"c_ytd_payment","optional":true,"type":"float"},{"field":"c_payment_cnt","optional":true,"type":"int32"},{"field":"c_delivery_cnt","optional":true,"type":"int32"},{"field":"c_data","optional":true,"type":"string"},{"field":"c_n_nationkey","optional":true,"type":"int32"}],"name":"postgres.tpcch.customer.Value","optional":true,"type":"struct"},{"field":"after","fields":[{"field":"c_id","optional":false,"type":"int32"},{"field":"c_d_id","optional":false,"type":"int32"},{"field":"c_w_id","optional":false,"type":"int32"},{"field":"c_first","optional":true,"type":"string"},{"field":"c_middle","optional":true,"type":"string"},{"field":"c_last","optional":true,"type":"string"},{"field":"c_street_1","optional":true,"type":"string"},{"field":"c_street_2","optional":true,"type":"string"},{"field":"c_city","optional":true,"type":"string"},{"field":"c_state","optional":true,"type":"string"},{"field":"c_zip","optional":true,"type":"string"},{"field":"c_phone","optional":true,"type":"string"},{"field":"c_since","optional":true,"type":"string"},{"field":"c_credit","optional":true,"type":"string"},{"field":"c_credit_lim","optional":true,"type":"float"},{"field":"c_discount","optional":true,"type":"float"},{"field":"c_balance","optional":true,"type":"float"},{"field":"c_ytd_payment","optional":true,"type":"float"},{"field":"c_payment_cnt","optional":true,"type":"int32"},{"field":"c_delivery_cnt","optional":true,"type":"int32"},{"field":"c_data","optional":true,"type":"string"},{"field":"c_n_nationkey","optional":true,"type":"int32"}],"name":"postgres.tpcch.customer.Value","optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":false,"type":"string"},{"field":"connector","optional":false,"type":"string"},{"field":"name","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"snapshot","name":"io.debezium.data.Enum","optional":true,"parameters":{"allowed":"true,last,false,incremental"},"type":"string","version":1},{"field":"db","optional":false,"type":"string"},{"field":"sequence","optional":true,"type":"string"},{"field":"schema","optional":false,"type":"string"},{"field":"table","optional":false,"type":"string"},{"field":"txId","optional":true,"type":"int64"},{"field":"lsn","optional":true,"type":"int64"},{"field":"xmin","optional":true,"type":"int64"}],"name":"io.debezium.connector.postgresql.Source","optional":false,"type":"struct"},{"field":"op","optional":false,"type":"string"},{"field":"ts_ms","optional":true,"type":"int64"},{"field":"transaction","fields":[{"field":"id","optional":false,"type":"string"},{"field":"total_order","optional":false,"type":"int64"},{"field":"data_collection_order","optional":false,"type":"int64"}],"optional":true,"type":"struct"}],"name":"postgres.tpcch.customer.Envelope","optional":false,"type":"struct"}'
+    key_schema: null
+  postgres.tpcch.district:
+    connector: postgresql
+    source_table: tpcch_district
+    primary_key:
+    - d_id
+    - d_w_id
+    value_type: 'struct<`before`: struct<`d_id`: int, `d_w_id`: int, `d_name`: string, `d_street_1`: string,
+      `d_street_2`: string, `d_city`: string, `d_state`: string, `d_zip`: string, `d_tax`: float, `d_ytd`:
+      float, `d_next_o_id`: int>, `after`: struct<`d_id`: int, `d_w_id`: int, `d_name`: string, `d_street_1`:
+      string, `d_street_2`: string, `d_city`: string, `d_state`: string, `d_zip`: string, `d_tax`: float,
+      `d_ytd`: float, `d_next_o_id`: int>, `source`: struct<`version`: string, `connector`: string, `name`:
+      string, `ts_ms`: bigint, `snapshot`: string, `db`: string, `sequence`: string, `schema`: string,
+      `table`: string, `txId`: bigint, `lsn`: bigint, `xmin`: bigint>, `op`: string, `ts_ms`: bigint,
+      `transaction`: struct<`id`: string, `total_order`: bigint, `data_collection_order`: bigint>>'
+    key_type: null
+    key_fields: []
+    envelope_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    - transaction
+    source_fields:
+    - version
+    - connector
+    - name
+    - ts_ms
+    - snapshot
+    - db
+    - sequence
+    - schema
+    - table
+    - txId
+    - lsn
+    - xmin
+    columns:
+    - name: d_id
+      raw_type: int
+      type: int
+      decoder: none
+      optional: false
+      connect_type: int32, not null
+    - name: d_w_id
+      raw_type: int
+      type: int
+      decoder: none
+      optional: false
+      connect_type: int32, not null
+    - name: d_name
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: d_street_1
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: d_street_2
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: d_city
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: d_state
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: d_zip
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: d_tax
+      raw_type: float
+      type: float
+      decoder: none
+      optional: true
+      connect_type: float
+    - name: d_ytd
+      raw_type: float
+      type: float
+      decoder: none
+      optional: true
+      connect_type: float
+    - name: d_next_o_id
+      raw_type: int
+      type: int
+      decoder: none
+      optional: true
+      connect_type: int32
+    value_schema: '{"fields":[{"field":"before","fields":[{"field":"d_id","optional":false,"type":"int32"},{"field":"d_w_id","optional":false,"type":"int32"},{"field":"d_name","optional":true,"type":"string"},{"field":"d_street_1","optional":true,"type":"string"},{"field":"d_street_2","optional":true,"type":"string"},{"field":"d_city","optional":true,"type":"string"},{"field":"d_state","optional":true,"type":"string"},{"field":"d_zip","optional":true,"type":"string"},{"field":"d_tax","optional":true,"type":"float"},{"field":"d_ytd","optional":true,"type":"float"},{"field":"d_next_o_id","optional":true,"type":"int32"}],"name":"postgres.tpcch.district.Value","optional":true,"type":"struct"},{"field":"after","fields":[{"field":"d_id","optional":false,"type":"int32"},{"field":"d_w_id","optional":false,"type":"int32"},{"field":"d_name","optional":true,"type":"string"},{"field":"d_street_1","optional":true,"type":"string"},{"field":"d_street_2","optional":true,"type":"string"},{"field":"d_city","optional":true,"type":"string"},{"field":"d_state","optional":true,"type":"string"},{"field":"d_zip","optional":true,"type":"string"},{"field":"d_tax","optional":true,"type":"float"},{"field":"d_ytd","optional":true,"type":"float"},{"field":"d_next_o_id","optional":true,"type":"int32"}],"name":"postgres.tpcch.district.Value","optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":false,"type":"string"},{"field":"connector","optional":false,"type":"string"},{"field":"name","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"snapshot","name":"io.debezium.data.Enum","optional":true,"parameters":{"allowed":"true,last,false,incremental"},"type":"string","version":1},{"field":"db","optional":false,"type":"string"},{"field":"sequence","optional":true,"type":"string"},{"field":"schema","optional":false,"type":"string"},{"field":"table","optional":false,"type":"string"},{"field":"txId","optional":true,"type":"int64"},{"field":"lsn","optional":true,"type":"int64"},{"field":"xmin","optional":true,"type":"int64"}],"name":"io.debezium.connector.postgresql.Source","optional":false,"type":"struct"},{"field":"op","optional":false,"type":"string"},{"field":"ts_ms","optional":true,"type":"int64"},{"field":"transaction","fields":[{"field":"id","optional":false,"type":"string"},{"field":"total_order","optional":false,"type":"int64"},{"field":"data_collection_order","optional":false,"type":"int64"}],"optional":true,"type":"struct"}],"name":"postgres.tpcch.district.Envelope","optional":false,"type":"struct"}'
+    key_schema: null
+  postgres.tpcch.neworder:
+    connector: postgresql
+    source_table: tpcch_neworder
+    primary_key:
+    - no_o_id
+    - no_d_id
+    - no_w_id
+    value_type: 'struct<`before`: struct<`no_o_id`: int, `no_d_id`: int, `no_w_id`: int>, `after`: struct<`no_o_id`:
+      int, `no_d_id`: int, `no_w_id`: int>, `source`: struct<`version`: string, `connector`: string, `name`:
+      string, `ts_ms`: bigint, `snapshot`: string, `db`: string, `sequence`: string, `schema`: string,
+      `table`: string, `txId`: bigint, `lsn`: bigint, `xmin`: bigint>, `op`: string, `ts_ms`: bigint,
+      `transaction`: struct<`id`: string, `total_order`: bigint, `data_collection_order`: bigint>>'
+    key_type: null
+    key_fields: []
+    envelope_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    - transaction
+    source_fields:
+    - version
+    - connector
+    - name
+    - ts_ms
+    - snapshot
+    - db
+    - sequence
+    - schema
+    - table
+    - txId
+    - lsn
+    - xmin
+    columns:
+    - name: no_o_id
+      raw_type: int
+      type: int
+      decoder: none
+      optional: false
+      connect_type: int32, not null
+    - name: no_d_id
+      raw_type: int
+      type: int
+      decoder: none
+      optional: false
+      connect_type: int32, not null
+    - name: no_w_id
+      raw_type: int
+      type: int
+      decoder: none
+      optional: false
+      connect_type: int32, not null
+    value_schema: '{"fields":[{"field":"before","fields":[{"field":"no_o_id","optional":false,"type":"int32"},{"field":"no_d_id","optional":false,"type":"int32"},{"field":"no_w_id","optional":false,"type":"int32"}],"name":"postgres.tpcch.neworder.Value","optional":true,"type":"struct"},{"field":"after","fields":[{"field":"no_o_id","optional":false,"type":"int32"},{"field":"no_d_id","optional":false,"type":"int32"},{"field":"no_w_id","optional":false,"type":"int32"}],"name":"postgres.tpcch.neworder.Value","optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":false,"type":"string"},{"field":"connector","optional":false,"type":"string"},{"field":"name","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"snapshot","name":"io.debezium.data.Enum","optional":true,"parameters":{"allowed":"true,last,false,incremental"},"type":"string","version":1},{"field":"db","optional":false,"type":"string"},{"field":"sequence","optional":true,"type":"string"},{"field":"schema","optional":false,"type":"string"},{"field":"table","optional":false,"type":"string"},{"field":"txId","optional":true,"type":"int64"},{"field":"lsn","optional":true,"type":"int64"},{"field":"xmin","optional":true,"type":"int64"}],"name":"io.debezium.connector.postgresql.Source","optional":false,"type":"struct"},{"field":"op","optional":false,"type":"string"},{"field":"ts_ms","optional":true,"type":"int64"},{"field":"transaction","fields":[{"field":"id","optional":false,"type":"string"},{"field":"total_order","optional":false,"type":"int64"},{"field":"data_collection_order","optional":false,"type":"int64"}],"optional":true,"type":"struct"}],"name":"postgres.tpcch.neworder.Envelope","optional":false,"type":"struct"}'
+    key_schema: null
+  postgres.tpcch.warehouse:
+    connector: postgresql
+    source_table: tpcch_warehouse
+    primary_key:
+    - w_id
+    value_type: 'struct<`before`: struct<`w_id`: int, `w_name`: string, `w_street_1`: string, `w_street_2`:
+      string, `w_city`: string, `w_state`: string, `w_zip`: string, `w_tax`: float, `w_ytd`: float>, `after`:
+      struct<`w_id`: int, `w_name`: string, `w_street_1`: string, `w_street_2`: string, `w_city`: string,
+      `w_state`: string, `w_zip`: string, `w_tax`: float, `w_ytd`: float>, `source`: struct<`version`:
+      string, `connector`: string, `name`: string, `ts_ms`: bigint, `snapshot`: string, `db`: string,
+      `sequence`: string, `schema`: string, `table`: string, `txId`: bigint, `lsn`: bigint, `xmin`: bigint>,
+      `op`: string, `ts_ms`: bigint, `transaction`: struct<`id`: string, `total_order`: bigint, `data_collection_order`:
+      bigint>>'
+    key_type: null
+    key_fields: []
+    envelope_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    - transaction
+    source_fields:
+    - version
+    - connector
+    - name
+    - ts_ms
+    - snapshot
+    - db
+    - sequence
+    - schema
+    - table
+    - txId
+    - lsn
+    - xmin
+    columns:
+    - name: w_id
+      raw_type: int
+      type: int
+      decoder: none
+      optional: false
+      connect_type: int32, not null
+    - name: w_name
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: w_street_1
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: w_street_2
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: w_city
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: w_state
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: w_zip
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: w_tax
+      raw_type: float
+      type: float
+      decoder: none
+      optional: true
+      connect_type: float
+    - name: w_ytd
+      raw_type: float
+      type: float
+      decoder: none
+      optional: true
+      connect_type: float
+    value_schema: '{"fields":[{"field":"before","fields":[{"field":"w_id","optional":false,"type":"int32"},{"field":"w_name","optional":true,"type":"string"},{"field":"w_street_1","optional":true,"type":"string"},{"field":"w_street_2","optional":true,"type":"string"},{"field":"w_city","optional":true,"type":"string"},{"field":"w_state","optional":true,"type":"string"},{"field":"w_zip","optional":true,"type":"string"},{"field":"w_tax","optional":true,"type":"float"},{"field":"w_ytd","optional":true,"type":"float"}],"name":"postgres.tpcch.warehouse.Value","optional":true,"type":"struct"},{"field":"after","fields":[{"field":"w_id","optional":false,"type":"int32"},{"field":"w_name","optional":true,"type":"string"},{"field":"w_street_1","optional":true,"type":"string"},{"field":"w_street_2","optional":true,"type":"string"},{"field":"w_city","optional":true,"type":"string"},{"field":"w_state","optional":true,"type":"string"},{"field":"w_zip","optional":true,"type":"string"},{"field":"w_tax","optional":true,"type":"float"},{"field":"w_ytd","optional":true,"type":"float"}],"name":"postgres.tpcch.warehouse.Value","optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":false,"type":"string"},{"field":"connector","optional":false,"type":"string"},{"field":"name","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"snapshot","name":"io.debezium.data.Enum","optional":true,"parameters":{"allowed":"true,last,false,incremental"},"type":"string","version":1},{"field":"db","optional":false,"type":"string"},{"field":"sequence","optional":true,"type":"string"},{"field":"schema","optional":false,"type":"string"},{"field":"table","optional":false,"type":"string"},{"field":"txId","optional":true,"type":"int64"},{"field":"lsn","optional":true,"type":"int64"},{"field":"xmin","optional":true,"type":"int64"}],"name":"io.debezium.connector.postgresql.Source","optional":false,"type":"struct"},{"field":"op","optional":false,"type":"string"},{"field":"ts_ms","optional":true,"type":"int64"},{"field":"transaction","fields":[{"field":"id","optional":false,"type":"string"},{"field":"total_order","optional":false,"type":"int64"},{"field":"data_collection_order","optional":false,"type":"int64"}],"optional":true,"type":"struct"}],"name":"postgres.tpcch.warehouse.Envelope","optional":false,"type":"struct"}'
+    key_schema: null
   shop.public.orders:
     connector: postgresql
     source_table: public_orders
@@ -77,6 +572,13 @@ topics:
     key_type: 'struct<`order_id`: int>'
     key_fields:
     - order_id
+    envelope_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    - transaction
     source_fields:
     - version
     - connector

@@ -39,6 +39,8 @@ def events(path: Path) -> list[dict[str, Any]]:
     """The change events of a kcat or plain landing file, with offsets."""
     found = []
     for offset, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
+        if not line.strip():
+            continue  # plain-form tombstone
         record = json.loads(line)
         value, kafka_offset = record, offset
         if "payload" in record and "offset" in record:
@@ -55,16 +57,31 @@ def events(path: Path) -> list[dict[str, Any]]:
     return found
 
 
-def current_state(changes: list[dict[str, Any]], key: str) -> dict[Any, dict[str, Any]]:
-    """Apply changes in (lsn, offset) order; returns the final row per key."""
+def current_state(changes: list[dict[str, Any]], *key: str) -> dict[Any, dict[str, Any]]:
+    """Apply changes in (lsn, offset) order; returns the final row per key
+    (the key value, or a tuple of values for a composite key)."""
+
+    def key_of(row: dict[str, Any]) -> Any:
+        values = tuple(row[k] for k in key)
+        return values[0] if len(values) == 1 else values
+
     state: dict[Any, dict[str, Any]] = {}
     ordered = sorted(changes, key=lambda e: (e["source"]["lsn"], e["_offset"]))
     for event in ordered:
         if event["op"] == "d":
-            state.pop(event["before"][key], None)
+            state.pop(key_of(event["before"]), None)
         else:
-            state[event["after"][key]] = event["after"]
+            state[key_of(event["after"])] = event["after"]
     return state
+
+
+def expected_counts(path: Path) -> dict[str, int]:
+    """Final row count per table from the CH-benCHmark corpus notes."""
+    counts = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            counts[line.split()[0]] = int(line.rsplit("final_rows=", 1)[1])
+    return counts
 
 
 def flink_expected_final_state(path: Path) -> dict[int, tuple[str, str, float]]:

@@ -27,6 +27,7 @@ from reference_model import (
     decode_micros,
     decode_zoned,
     events,
+    expected_counts,
     flink_expected_final_state,
 )
 
@@ -41,6 +42,21 @@ FLINK_EXPECTED = (
     / "expected"
     / ("flink-pg-products-schema-include.expected.txt")
 )
+CHBENCH_EXPECTED = (
+    Path(__file__).parent / "fixtures" / "expected" / ("rw-chbench-FINAL_STATE_COUNTS.txt")
+)
+# CH-benCHmark topics (real RisingWave corpus): table -> primary key
+CHBENCH = {
+    "customer": ("c_id", "c_d_id", "c_w_id"),
+    "district": ("d_id", "d_w_id"),
+    "neworder": ("no_o_id", "no_d_id", "no_w_id"),
+    "warehouse": ("w_id",),
+}
+DOCS_TOPIC = "PostgreSQL_server.public.customers"
+DOCS_FILE = SAMPLE_LANDING / DOCS_TOPIC / "docs-customers-kcat.jsonl"
+DOCS = "cdc_current.postgres__public_customers"
+STG_DOCS = "cdc_staging.stg_postgres__public_customers"
+QUARANTINE_DOCS = "cdc_staging.stg_postgres__public_customers__quarantine"
 PRODUCTS = "cdc_current.postgres__inventory_products"
 ORDERS = "cdc_current.postgres__public_orders"
 STG_ORDERS = "cdc_staging.stg_postgres__public_orders"
@@ -49,7 +65,12 @@ STG_PRODUCTS = "cdc_staging.stg_postgres__inventory_products"
 QUARANTINE_PRODUCTS = "cdc_staging.stg_postgres__inventory_products__quarantine"
 RAW_ORDERS = "cdc_landing.shop_public_orders"
 RAW_PRODUCTS = "cdc_landing.fullfillment_inventory_products"
+CHBENCH_TABLES = {name: f"cdc_current.postgres__tpcch_{name}" for name in CHBENCH}
 ALL_TABLES = [
+    DOCS,
+    STG_DOCS,
+    QUARANTINE_DOCS,
+    *CHBENCH_TABLES.values(),
     PRODUCTS,
     ORDERS,
     STG_ORDERS,
@@ -94,14 +115,20 @@ def _export() -> dict[str, Any]:
 
 
 def _partial_landing(root: Path) -> Path:
-    """The first 9 product events (the snapshot) and 5 order records."""
+    """The first 9 product events (the snapshot), 5 order records and the
+    first 100 lines of two CH-benCHmark topics."""
     landing = root / "partial"
-    for source, lines in ((PRODUCTS_FILE, 9), (ORDERS_FILE, 5)):
+    parts = [(PRODUCTS_FILE, 9), (ORDERS_FILE, 5), (DOCS_FILE, 2)]
+    for name in ("neworder", "customer"):
+        parts.append((SAMPLE_LANDING / f"postgres.tpcch.{name}" / f"{name}.jsonl", 100))
+    for source, lines in parts:
         target = landing / source.parent.name / source.name
         target.parent.mkdir(parents=True)
         kept = source.read_text(encoding="utf-8").splitlines()[:lines]
         target.write_text("\n".join(kept) + "\n", encoding="utf-8")
-    shutil.copy(PRODUCTS_FILE.parent / "topic.yml", landing / PRODUCTS_TOPIC / "topic.yml")
+        config = source.parent / "topic.yml"
+        if config.exists():
+            shutil.copy(config, target.parent / "topic.yml")
     return landing
 
 
@@ -243,3 +270,43 @@ def test_source_metadata_is_flattened(runs: dict[str, Any]) -> None:
     assert row["_cdc_source_lsn"] == 34133344 and row["_cdc_source_tx_id"] == 606
     assert row["_cdc_position"] == [34133344, 13]
     assert row["_cdc_source_committed_at"] == "2020-07-29T08:23:02.228000Z"
+
+
+@pytest.mark.parametrize("name", sorted(CHBENCH))
+def test_chbench_tables_match_reference_model(runs: dict[str, Any], name: str) -> None:
+    source = SAMPLE_LANDING / f"postgres.tpcch.{name}" / f"{name}.jsonl"
+    keys = CHBENCH[name]
+    expected = current_state(events(source), *keys)
+    rows = runs["second"][CHBENCH_TABLES[name]]["rows"]
+    actual = {tuple(r[k] for k in keys) if len(keys) > 1 else r[keys[0]]: r for r in rows}
+    assert len(rows) == len(actual) == expected_counts(CHBENCH_EXPECTED)[name]
+    assert sorted(actual, key=str) == sorted(expected, key=str)
+    for key, source_row in expected.items():
+        row = actual[key]
+        for column, value in source_row.items():
+            if isinstance(value, float):
+                assert float(row[column]) == pytest.approx(value, rel=1e-6), (key, column)
+            else:
+                assert row[column] == value, (key, column)
+
+
+def test_documentation_customers_events(runs: dict[str, Any]) -> None:
+    """The Debezium docs' customers examples: create, update, delete with a
+    key-only `before` (REPLICA IDENTITY DEFAULT), tombstone, truncate, message."""
+    first = runs["first"][DOCS]["rows"]
+    assert [(r["id"], r["first_name"], r["_cdc_op"]) for r in first] == [(1, "Anne Marie", "u")]
+    staged = sorted(
+        (r["_kafka_offset"], r["_cdc_op"], r["id"], r["first_name"])
+        for r in runs["second"][STG_DOCS]["rows"]
+    )
+    assert staged == [(0, "c", 1, "Anne"), (1, "u", 1, "Anne Marie"), (2, "d", 1, None)]
+    quarantined = sorted(
+        (r["_kafka_offset"], r["_quarantine_reason"], r["_quarantine_detail"])
+        for r in runs["second"][QUARANTINE_DOCS]["rows"]
+    )
+    assert quarantined == [
+        (3, "tombstone", None),
+        (4, "unsupported_op", "op = t"),
+        (5, "unsupported_op", "op = m"),
+    ]
+    assert runs["second"][DOCS]["rows"] == []  # the incremental run applied the delete

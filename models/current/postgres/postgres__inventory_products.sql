@@ -1,4 +1,5 @@
-{#- Current state of `inventory_products` per id, from topic `fullfillment.inventory.products`. -#}
+{#- Current state of `inventory_products` from topic `fullfillment.inventory.products`, -#}
+{#- one row per id. -#}
 {#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
 {{ config(unique_key=['id']) }}
 

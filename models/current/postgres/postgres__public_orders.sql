@@ -1,4 +1,5 @@
-{#- Current state of `public_orders` per order_id, from topic `shop.public.orders`. -#}
+{#- Current state of `public_orders` from topic `shop.public.orders`, -#}
+{#- one row per order_id. -#}
 {#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
 {{ config(unique_key=['order_id']) }}
 

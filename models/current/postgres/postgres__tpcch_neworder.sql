@@ -1,0 +1,16 @@
+{#- Current state of `tpcch_neworder` from topic `postgres.tpcch.neworder`, -#}
+{#- one row per no_o_id, no_d_id, no_w_id. -#}
+{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
+{{ config(unique_key=['no_o_id', 'no_d_id', 'no_w_id']) }}
+
+with
+
+changes as (
+    select * from {{ ref('stg_postgres__tpcch_neworder') }}
+),
+
+final as (
+    {{ cdc_current_state('changes', ['no_o_id', 'no_d_id', 'no_w_id']) }}
+)
+
+select * from final

@@ -1,0 +1,13 @@
+{#- Staging of Kafka topic `PostgreSQL_server.public.customers` (postgresql connector). -#}
+{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
+with
+
+landed as (
+    select * from {{ source('postgres_landing', 'postgresql_server_public_customers') }}
+),
+
+final as (
+    {{ cdc_debezium_changes('landed', 'PostgreSQL_server.public.customers') }}
+)
+
+select * from final

@@ -1,0 +1,13 @@
+{#- Landed records of topic `PostgreSQL_server.public.customers` that are not change events. -#}
+{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
+with
+
+landed as (
+    select * from {{ source('postgres_landing', 'postgresql_server_public_customers') }}
+),
+
+final as (
+    {{ cdc_debezium_rejects('landed', 'PostgreSQL_server.public.customers') }}
+)
+
+select * from final

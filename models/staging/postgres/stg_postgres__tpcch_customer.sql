@@ -1,0 +1,13 @@
+{#- Staging of Kafka topic `postgres.tpcch.customer` (postgresql connector). -#}
+{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
+with
+
+landed as (
+    select * from {{ source('postgres_landing', 'postgres_tpcch_customer') }}
+),
+
+final as (
+    {{ cdc_debezium_changes('landed', 'postgres.tpcch.customer') }}
+)
+
+select * from final

@@ -1,0 +1,13 @@
+{#- Staging of Kafka topic `postgres.tpcch.neworder` (postgresql connector). -#}
+{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
+with
+
+landed as (
+    select * from {{ source('postgres_landing', 'postgres_tpcch_neworder') }}
+),
+
+final as (
+    {{ cdc_debezium_changes('landed', 'postgres.tpcch.neworder') }}
+)
+
+select * from final
