@@ -140,21 +140,25 @@ def _row_columns(spec: TopicSpec, key_tests: bool) -> list[dict[str, Any]]:
     return columns
 
 
-COLUMN_TESTS: dict[str, list[Any]] = {
-    "_cdc_op": [
-        "not_null",
-        {"accepted_values": {"arguments": {"values": ["c", "r", "u", "d"]}}},
-    ],
-    "_quarantine_reason": ["not_null"],
-}
+STAGING_OPS = ["c", "r", "u", "d", "t"]
+CURRENT_OPS = ["c", "r", "u"]  # deletes and truncates remove rows
 
 
-def _metadata_columns(names: list[str]) -> list[dict[str, Any]]:
+def _column_tests(name: str, ops: list[str]) -> list[Any]:
+    if name == "_cdc_op":
+        return ["not_null", {"accepted_values": {"arguments": {"values": ops}}}]
+    if name == "_quarantine_reason":
+        return ["not_null"]
+    return []
+
+
+def _metadata_columns(names: list[str], ops: list[str] = STAGING_OPS) -> list[dict[str, Any]]:
     columns = []
     for name in names:
         column: dict[str, Any] = {"name": name, "description": f'{{{{ doc("{name}") }}}}'}
-        if name in COLUMN_TESTS:
-            column["data_tests"] = COLUMN_TESTS[name]
+        tests = _column_tests(name, ops)
+        if tests:
+            column["data_tests"] = tests
         columns.append(column)
     return columns
 
@@ -278,7 +282,7 @@ def scaffold(project: Path, spec: TopicSpec) -> list[Path]:
             f" one row per {key_list}, creates, updates and deletes applied in"
             " source order.",
             "config": _meta(spec, "current"),
-            "columns": _row_columns(spec, key_tests=True) + _metadata_columns(STAGING_METADATA),
+            "columns": _row_columns(spec, key_tests=True) + _metadata_columns(STAGING_METADATA, CURRENT_OPS),
         }
         if len(spec.primary_key) > 1:
             entry["data_tests"] = [

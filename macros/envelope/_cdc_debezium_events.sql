@@ -2,7 +2,8 @@
     Private. Returns a select over the landed records of one topic with the
     event parsed: `_event` (the Debezium envelope payload read with the
     generated DDL), `_key` (the parsed Kafka key, when the topic has a key
-    schema), `_row` (after for c/r/u, before for d) and `_quarantine_reason`
+    schema), `_row` (after for c/r/u, before for d, null for a truncate t)
+    and `_quarantine_reason`
     / `_quarantine_detail` (null for a good change event). Both the staging
     and the quarantine models select from it, so every landed record ends up
     in exactly one of them.
@@ -21,14 +22,15 @@
             when parsed._value_keys is null then 'malformed_json'
             when parsed._payload_text is null then 'null_payload'
             when parsed._event.op is null then 'not_a_change_event'
-            when parsed._event.op not in ('c', 'r', 'u', 'd') then 'unsupported_op'
+            when parsed._event.op not in ('c', 'r', 'u', 'd', 't') then 'unsupported_op'
             {%- for key in primary_key %}
-            when {{ _cdc_key_expr(key, spec) }} is null then 'missing_primary_key'
+            when parsed._event.op != 't' and {{ _cdc_key_expr(key, spec) }} is null
+                then 'missing_primary_key'
             {%- endfor %}
         end as _quarantine_reason,
         case
             when parsed.landing_error is not null then parsed.landing_error
-            when parsed._event.op not in ('c', 'r', 'u', 'd')
+            when parsed._event.op not in ('c', 'r', 'u', 'd', 't')
                 then concat('op = ', parsed._event.op)
         end as _quarantine_detail
     from (

@@ -1,7 +1,8 @@
 {#-
     Returns the select of a Debezium staging model: one row per change event
-    (c, r, u, d) of `topic`, read from `relation` (the landed records). The
-    row image (after for c/r/u, before for d) comes out as typed columns with
+    (c, r, u, d, and t for a truncate of the whole table) of `topic`, read
+    from `relation` (the landed records). The row image (after for c/r/u,
+    before for d, all null for t) comes out as typed columns with
     logical types decoded, followed by the CDC metadata (op, source position,
     flattened `source` block, timestamps) and the Kafka/landing coordinates.
     Records that are not change events go to cdc_debezium_rejects instead.

@@ -556,6 +556,62 @@ topics:
       connect_type: float
     value_schema: '{"fields":[{"field":"before","fields":[{"field":"w_id","optional":false,"type":"int32"},{"field":"w_name","optional":true,"type":"string"},{"field":"w_street_1","optional":true,"type":"string"},{"field":"w_street_2","optional":true,"type":"string"},{"field":"w_city","optional":true,"type":"string"},{"field":"w_state","optional":true,"type":"string"},{"field":"w_zip","optional":true,"type":"string"},{"field":"w_tax","optional":true,"type":"float"},{"field":"w_ytd","optional":true,"type":"float"}],"name":"postgres.tpcch.warehouse.Value","optional":true,"type":"struct"},{"field":"after","fields":[{"field":"w_id","optional":false,"type":"int32"},{"field":"w_name","optional":true,"type":"string"},{"field":"w_street_1","optional":true,"type":"string"},{"field":"w_street_2","optional":true,"type":"string"},{"field":"w_city","optional":true,"type":"string"},{"field":"w_state","optional":true,"type":"string"},{"field":"w_zip","optional":true,"type":"string"},{"field":"w_tax","optional":true,"type":"float"},{"field":"w_ytd","optional":true,"type":"float"}],"name":"postgres.tpcch.warehouse.Value","optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":false,"type":"string"},{"field":"connector","optional":false,"type":"string"},{"field":"name","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"snapshot","name":"io.debezium.data.Enum","optional":true,"parameters":{"allowed":"true,last,false,incremental"},"type":"string","version":1},{"field":"db","optional":false,"type":"string"},{"field":"sequence","optional":true,"type":"string"},{"field":"schema","optional":false,"type":"string"},{"field":"table","optional":false,"type":"string"},{"field":"txId","optional":true,"type":"int64"},{"field":"lsn","optional":true,"type":"int64"},{"field":"xmin","optional":true,"type":"int64"}],"name":"io.debezium.connector.postgresql.Source","optional":false,"type":"struct"},{"field":"op","optional":false,"type":"string"},{"field":"ts_ms","optional":true,"type":"int64"},{"field":"transaction","fields":[{"field":"id","optional":false,"type":"string"},{"field":"total_order","optional":false,"type":"int64"},{"field":"data_collection_order","optional":false,"type":"int64"}],"optional":true,"type":"struct"}],"name":"postgres.tpcch.warehouse.Envelope","optional":false,"type":"struct"}'
     key_schema: null
+  shop.public.coupons:
+    connector: postgresql
+    source_table: public_coupons
+    primary_key:
+    - coupon_id
+    value_type: 'struct<`before`: struct<`coupon_id`: int, `code`: string, `discount`: string>, `after`:
+      struct<`coupon_id`: int, `code`: string, `discount`: string>, `source`: struct<`version`: string,
+      `connector`: string, `name`: string, `ts_ms`: bigint, `snapshot`: string, `db`: string, `sequence`:
+      string, `schema`: string, `table`: string, `txId`: bigint, `lsn`: bigint, `xmin`: bigint>, `op`:
+      string, `ts_ms`: bigint, `transaction`: struct<`id`: string, `total_order`: bigint, `data_collection_order`:
+      bigint>>'
+    key_type: 'struct<`coupon_id`: int>'
+    key_fields:
+    - coupon_id
+    envelope_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    - transaction
+    source_fields:
+    - version
+    - connector
+    - name
+    - ts_ms
+    - snapshot
+    - db
+    - sequence
+    - schema
+    - table
+    - txId
+    - lsn
+    - xmin
+    columns:
+    - name: coupon_id
+      raw_type: int
+      type: int
+      decoder: none
+      optional: false
+      connect_type: int32, not null
+    - name: code
+      raw_type: string
+      type: string
+      decoder: none
+      optional: false
+      connect_type: string, not null
+    - name: discount
+      raw_type: string
+      type: decimal(5,2)
+      decoder: decimal
+      optional: true
+      connect_type: bytes (org.apache.kafka.connect.data.Decimal)
+      scale: 2
+    value_schema: '{"fields":[{"field":"before","fields":[{"field":"coupon_id","optional":false,"type":"int32"},{"field":"code","optional":false,"type":"string"},{"field":"discount","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"5","scale":"2"},"type":"bytes","version":1}],"name":"shop.public.coupons.Value","optional":true,"type":"struct"},{"field":"after","fields":[{"field":"coupon_id","optional":false,"type":"int32"},{"field":"code","optional":false,"type":"string"},{"field":"discount","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"5","scale":"2"},"type":"bytes","version":1}],"name":"shop.public.coupons.Value","optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":false,"type":"string"},{"field":"connector","optional":false,"type":"string"},{"field":"name","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"snapshot","name":"io.debezium.data.Enum","optional":true,"parameters":{"allowed":"true,last,false,incremental"},"type":"string","version":1},{"field":"db","optional":false,"type":"string"},{"field":"sequence","optional":true,"type":"string"},{"field":"schema","optional":false,"type":"string"},{"field":"table","optional":false,"type":"string"},{"field":"txId","optional":true,"type":"int64"},{"field":"lsn","optional":true,"type":"int64"},{"field":"xmin","optional":true,"type":"int64"}],"name":"io.debezium.connector.postgresql.Source","optional":false,"type":"struct"},{"field":"op","optional":false,"type":"string"},{"field":"ts_ms","optional":true,"type":"int64"},{"field":"transaction","fields":[{"field":"id","optional":false,"type":"string"},{"field":"total_order","optional":false,"type":"int64"},{"field":"data_collection_order","optional":false,"type":"int64"}],"name":"event.block","optional":true,"type":"struct","version":1}],"name":"shop.public.coupons.Envelope","optional":false,"type":"struct","version":1}'
+    key_schema: '{"fields":[{"field":"coupon_id","optional":false,"type":"int32"}],"name":"shop.public.coupons.Key","optional":false,"type":"struct"}'
   shop.public.orders:
     connector: postgresql
     source_table: public_orders

@@ -4,7 +4,9 @@
     rows of `relation`. On a first build, keys whose newest event is a
     delete are left out; on incremental runs only batches landed after the
     newest one already merged are read, and deletes are kept so that the
-    project's merge (spark__get_merge_sql) removes those rows.
+    project's merge (spark__get_merge_sql) removes those rows. Truncates
+    (op t) are not rows of any key: cdc_apply_truncates (a post-hook) applies
+    them after the merge.
 -#}
 {% macro cdc_current_state(relation, unique_key) %}
     {{- return(adapter.dispatch('cdc_current_state', 'cdc')(relation, unique_key)) -}}
@@ -16,11 +18,13 @@
     from (
         select max_by(struct(changes.*), changes._cdc_position) as newest
         from {{ relation }} as changes
-        {%- if is_incremental() %}
-        where changes._landing_batch > (
-            select coalesce(max(merged._landing_batch), -1) from {{ this }} as merged
-        )
-        {%- endif %}
+        where
+            changes._cdc_op != 't'
+            {%- if is_incremental() %}
+            and changes._landing_batch > (
+                select coalesce(max(merged._landing_batch), -1) from {{ this }} as merged
+            )
+            {%- endif %}
         group by {% for key in keys %}changes.`{{ key }}`{{ ", " if not loop.last }}{% endfor %}
     ) as latest
     {%- if not is_incremental() %}

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-CHANGE_OPS = {"c", "r", "u", "d"}
+CHANGE_OPS = {"c", "r", "u", "d", "t"}
 
 
 def decode_decimal(text: str, scale: int) -> Decimal:
@@ -68,7 +68,9 @@ def current_state(changes: list[dict[str, Any]], *key: str) -> dict[Any, dict[st
     state: dict[Any, dict[str, Any]] = {}
     ordered = sorted(changes, key=lambda e: (e["source"]["lsn"], e["_offset"]))
     for event in ordered:
-        if event["op"] == "d":
+        if event["op"] == "t":
+            state.clear()
+        elif event["op"] == "d":
             state.pop(key_of(event["before"]), None)
         else:
             state[key_of(event["after"])] = event["after"]

@@ -57,6 +57,8 @@ DOCS_FILE = SAMPLE_LANDING / DOCS_TOPIC / "docs-customers-kcat.jsonl"
 DOCS = "cdc_current.postgres__public_customers"
 STG_DOCS = "cdc_staging.stg_postgres__public_customers"
 QUARANTINE_DOCS = "cdc_staging.stg_postgres__public_customers__quarantine"
+COUPONS_FILE = SAMPLE_LANDING / "shop.public.coupons" / "coupons-kcat.jsonl"
+COUPONS = "cdc_current.postgres__public_coupons"
 PRODUCTS = "cdc_current.postgres__inventory_products"
 ORDERS = "cdc_current.postgres__public_orders"
 STG_ORDERS = "cdc_staging.stg_postgres__public_orders"
@@ -67,6 +69,7 @@ RAW_ORDERS = "cdc_landing.shop_public_orders"
 RAW_PRODUCTS = "cdc_landing.fullfillment_inventory_products"
 CHBENCH_TABLES = {name: f"cdc_current.postgres__tpcch_{name}" for name in CHBENCH}
 ALL_TABLES = [
+    COUPONS,
     DOCS,
     STG_DOCS,
     QUARANTINE_DOCS,
@@ -118,7 +121,7 @@ def _partial_landing(root: Path) -> Path:
     """The first 9 product events (the snapshot), 5 order records and the
     first 100 lines of two CH-benCHmark topics."""
     landing = root / "partial"
-    parts = [(PRODUCTS_FILE, 9), (ORDERS_FILE, 5), (DOCS_FILE, 2)]
+    parts = [(PRODUCTS_FILE, 9), (ORDERS_FILE, 5), (DOCS_FILE, 2), (COUPONS_FILE, 4)]
     for name in ("neworder", "customer"):
         parts.append((SAMPLE_LANDING / f"postgres.tpcch.{name}" / f"{name}.jsonl", 100))
     for source, lines in parts:
@@ -299,14 +302,27 @@ def test_documentation_customers_events(runs: dict[str, Any]) -> None:
         (r["_kafka_offset"], r["_cdc_op"], r["id"], r["first_name"])
         for r in runs["second"][STG_DOCS]["rows"]
     )
-    assert staged == [(0, "c", 1, "Anne"), (1, "u", 1, "Anne Marie"), (2, "d", 1, None)]
+    assert staged == [
+        (0, "c", 1, "Anne"),
+        (1, "u", 1, "Anne Marie"),
+        (2, "d", 1, None),
+        (4, "t", None, None),
+    ]
     quarantined = sorted(
         (r["_kafka_offset"], r["_quarantine_reason"], r["_quarantine_detail"])
         for r in runs["second"][QUARANTINE_DOCS]["rows"]
     )
     assert quarantined == [
         (3, "tombstone", None),
-        (4, "unsupported_op", "op = t"),
         (5, "unsupported_op", "op = m"),
     ]
     assert runs["second"][DOCS]["rows"] == []  # the incremental run applied the delete
+
+
+def test_truncate_clears_older_rows(runs: dict[str, Any]) -> None:
+    first = {r["coupon_id"]: r["discount"] for r in runs["first"][COUPONS]["rows"]}
+    assert first == {1: Decimal("10.00"), 2: Decimal("20.00"), 3: Decimal("25.00")}
+    expected = current_state(events(COUPONS_FILE), "coupon_id")
+    second = {r["coupon_id"]: r["discount"] for r in runs["second"][COUPONS]["rows"]}
+    assert second == {k: decode_decimal(v["discount"], 2) for k, v in expected.items()}
+    assert second == {1: Decimal("12.50"), 4: Decimal("5.00")}
