@@ -282,7 +282,8 @@ def scaffold(project: Path, spec: TopicSpec) -> list[Path]:
             f" one row per {key_list}, creates, updates and deletes applied in"
             " source order.",
             "config": _meta(spec, "current"),
-            "columns": _row_columns(spec, key_tests=True) + _metadata_columns(STAGING_METADATA, CURRENT_OPS),
+            "columns": _row_columns(spec, key_tests=True)
+            + _metadata_columns(STAGING_METADATA, CURRENT_OPS),
         }
         if len(spec.primary_key) > 1:
             entry["data_tests"] = [
