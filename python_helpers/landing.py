@@ -109,15 +109,15 @@ def _read_kcat(path: Path, topic: str, relative: str) -> Iterator[LandedRecord]:
                     raise ValueError("not a JSON object")
             except ValueError as error:
                 yield LandedRecord(
-                    topic,
-                    None,
-                    None,
-                    None,
-                    None,
-                    line,
-                    relative,
-                    number,
-                    f"unreadable kcat line: {error}",
+                    kafka_topic=topic,
+                    kafka_partition=None,
+                    kafka_offset=None,
+                    kafka_timestamp_ms=None,
+                    kafka_key=None,
+                    kafka_value=line,
+                    landing_file=relative,
+                    landing_line=number,
+                    landing_error=f"unreadable kcat line: {error}",
                 )
                 continue
             partition = _optional_int(parsed.get("partition"))

@@ -23,9 +23,8 @@ def show_results(project: Path, rows: int = 5) -> str:
     )
     for table in tables:
         name = f"{CURRENT_SCHEMA}.{table}"
-        count = spark.table(name).count()
-        lines.append(f"\n{name}: {count} rows")
         frame = spark.table(name)
+        lines.append(f"\n{name}: {frame.count()} rows")
         visible = [c for c in frame.columns if not c.startswith("_")][:8]
         visible += ["_cdc_op", "_cdc_source_committed_at"]
         ordered = frame.select(*visible).orderBy(*visible[:1])

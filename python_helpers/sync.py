@@ -20,7 +20,7 @@ from python_helpers.generate import (
     TopicSpec,
     read_macro,
     render_macro,
-    render_spec,
+    row_schema,
 )
 from python_helpers.landing import TOPIC_CONFIG_FILE, read_topic, topic_dirs
 from python_helpers.scaffold import scaffold, scaffolded_topics
@@ -97,7 +97,7 @@ def sync(
         if spec.topic in specs:
             spec = spec.merged_with(specs[spec.topic])
         try:
-            render_spec(spec)
+            row_schema(spec.value_schema)
         except SpecError as error:
             result.skipped[spec.topic] = str(error)
             continue

@@ -58,8 +58,9 @@
                     json_object_keys(landed.kafka_value) as _value_keys,
                     case
                         when
-                            array_contains(json_object_keys(landed.kafka_value), 'schema')
-                            and array_contains(json_object_keys(landed.kafka_value), 'payload')
+                            size(array_intersect(
+                                json_object_keys(landed.kafka_value), array('schema', 'payload')
+                            )) = 2
                             then from_json(landed.kafka_value, 'struct<payload: string>').payload
                         else landed.kafka_value
                     end as _payload_text
