@@ -11,7 +11,6 @@ from pathlib import Path
 
 from python_helpers.connect_schema import SchemaError, parse_schema
 from python_helpers.jars import install_iceberg_jar
-from python_helpers.raw_store import land_all
 from python_helpers.spark_types import fields_ddl, raw_type
 from python_helpers.sync import sync
 
@@ -38,18 +37,30 @@ def _parse_keys(values: Sequence[str]) -> dict[str, tuple[str, ...]]:
 
 
 def _cmd_land(args: argparse.Namespace) -> int:
-    raw_dir = _state() / "raw"
-    reports = land_all(_landing(args.landing), raw_dir)
-    print(f"{'topic':<44} {'read':>8} {'landed':>8} {'already':>8} {'unreadable':>10}")
+    from python_helpers.raw_store import RAW_SCHEMA, land_all
+    from python_helpers.spark_session import local_spark
+
+    landing = _landing(args.landing)
+    print(f"landing {landing} (Spark starting)", flush=True)
+    reports = land_all(local_spark(), landing, lambda line: print(line, flush=True))
+    header = ("topic", "files", "unchanged", "read", "landed", "already", "unreadable", "s")
+    print(f"{header[0]:<40}" + "".join(f"{h:>11}" for h in header[1:]))
     for r in reports:
-        print(f"{r.topic:<44} {r.read:>8} {r.landed:>8} {r.already_landed:>8} {r.unreadable:>10}")
-    print(f"raw tables under {raw_dir}")
+        cells = (r.files_read, r.files_unchanged, r.read, r.landed, r.already_landed, r.unreadable)
+        print(f"{r.topic:<40}" + "".join(f"{c:>11}" for c in cells) + f"{r.seconds:>11.1f}")
+    total = sum(r.landed for r in reports)
+    print(f"{total} record(s) landed into {RAW_SCHEMA}.<topic> (Iceberg)")
     return 0
 
 
 def _cmd_sync(args: argparse.Namespace) -> int:
     result = sync(
-        Path(args.project), _landing(args.landing), _parse_keys(args.primary_key), args.check
+        Path(args.project),
+        _landing(args.landing),
+        _parse_keys(args.primary_key),
+        args.check,
+        state_dir=_state(),
+        progress=lambda line: print(line, flush=True),
     )
     for topic, reason in sorted(result.skipped.items()):
         print(f"skipped {topic}: {reason}", file=sys.stderr)
@@ -62,7 +73,8 @@ def _cmd_sync(args: argparse.Namespace) -> int:
         print("generated schemas are up to date")
         return 0
     print(
-        f"{len(result.specs)} topic(s) synced; generated schemas "
+        f"{len(result.specs)} topic(s) synced ({result.files_unchanged} with nothing new,"
+        f" {result.bytes_scanned / 1e6:.1f} MB scanned); generated schemas "
         f"{'updated' if result.generated_changed else 'unchanged'}"
     )
     for path in result.scaffolded:

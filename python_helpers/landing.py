@@ -1,4 +1,5 @@
-"""Read a landing directory of Kafka topic dumps.
+"""The landing directory: which topic folders and files there are, and how
+each file is to be read.
 
 Contract (see README): one sub-folder per topic, each with ``*.jsonl`` files.
 A file is either
@@ -6,45 +7,39 @@ A file is either
 * **kcat form**: every line is the JSON object ``kcat -C -J`` prints, with
   ``topic``, ``partition``, ``offset``, ``ts`` (ms), ``key`` and ``payload``
   (the message value string, ``null`` for a tombstone); or
-* **plain form**: every line is one message value as a Kafka Connect file/S3
-  sink writes it; an empty line is a tombstone. The topic is the folder name,
-  the partition is 0 and the offset is the line's position across the
-  folder's plain files taken in name order.
+* **plain form**: every line is one message value as a Kafka Connect
+  file/S3 sink writes it; an empty line is a tombstone. The topic is the
+  folder name, the partition is 0 and the offset is the line's position across
+  the folder's plain files taken in name order.
 
-Nothing is dropped here: a line that cannot be read is still returned, with
-``landing_error`` saying why.
+The form of a file is judged by its first non-empty line. Reading the
+records themselves is Spark's job (``raw_store``); this module only looks at
+file names, sizes and first lines, so it costs nothing on large dumps.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 KCAT_KEYS = frozenset({"topic", "partition", "offset", "payload"})
 TOPIC_CONFIG_FILE = "topic.yml"
+_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
-class LandedRecord:
-    """One Kafka record as it is stored in a raw landing table."""
+class LandingFile:
+    """One dump file of a topic folder."""
 
-    kafka_topic: str
-    kafka_partition: int | None
-    kafka_offset: int | None
-    kafka_timestamp_ms: int | None
-    kafka_key: str | None
-    kafka_value: str | None
-    landing_file: str
-    landing_line: int
-    landing_error: str | None = None
+    path: Path
+    topic: str
+    is_kcat: bool
 
-    def coordinates(self) -> tuple[object, ...]:
-        """The identity used to land a record at most once."""
-        if self.kafka_partition is None or self.kafka_offset is None:
-            return ("file", self.landing_file, self.landing_line)
-        return ("kafka", self.kafka_partition, self.kafka_offset)
+    @property
+    def relative(self) -> str:
+        """``<topic>/<file name>``: how the raw tables name the file."""
+        return f"{self.topic}/{self.path.name}"
 
 
 def topic_dirs(landing: Path) -> list[Path]:
@@ -52,11 +47,6 @@ def topic_dirs(landing: Path) -> list[Path]:
     if not landing.is_dir():
         raise FileNotFoundError(f"landing directory {landing} does not exist")
     return sorted(p for p in landing.iterdir() if p.is_dir() and not p.name.startswith("."))
-
-
-def topic_files(topic_dir: Path) -> list[Path]:
-    """The ``*.jsonl`` files of one topic folder, sorted by name."""
-    return sorted(topic_dir.glob("*.jsonl"))
 
 
 def _is_kcat_line(line: str) -> bool:
@@ -81,90 +71,26 @@ def is_kcat_file(path: Path) -> bool:
     return first is not None and _is_kcat_line(first)
 
 
-def _optional_int(value: object) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        return None
-    try:
-        return int(value)
-    except ValueError:
-        return None
+def topic_files(topic_dir: Path) -> list[LandingFile]:
+    """The ``*.jsonl`` files of one topic folder, sorted by name."""
+    return [
+        LandingFile(path, topic_dir.name, is_kcat_file(path))
+        for path in sorted(topic_dir.glob("*.jsonl"))
+    ]
 
 
-def _optional_text(value: object) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    # A kcat built with a JSON deserializer may emit the value as an object.
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
-def _read_kcat(path: Path, topic: str, relative: str) -> Iterator[LandedRecord]:
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        for number, raw_line in enumerate(handle):
-            line = raw_line.rstrip("\n")
-            if not line.strip():
-                continue
-            try:
-                parsed = json.loads(line)
-                if not isinstance(parsed, dict):
-                    raise ValueError("not a JSON object")
-            except ValueError as error:
-                yield LandedRecord(
-                    kafka_topic=topic,
-                    kafka_partition=None,
-                    kafka_offset=None,
-                    kafka_timestamp_ms=None,
-                    kafka_key=None,
-                    kafka_value=line,
-                    landing_file=relative,
-                    landing_line=number,
-                    landing_error=f"unreadable kcat line: {error}",
-                )
-                continue
-            partition = _optional_int(parsed.get("partition"))
-            offset = _optional_int(parsed.get("offset"))
-            error_text = None
-            if partition is None or offset is None:
-                error_text = "kcat line without a numeric partition/offset"
-            yield LandedRecord(
-                kafka_topic=str(parsed.get("topic") or topic),
-                kafka_partition=partition,
-                kafka_offset=offset,
-                kafka_timestamp_ms=_optional_int(parsed.get("ts")),
-                kafka_key=_optional_text(parsed.get("key")),
-                kafka_value=_optional_text(parsed.get("payload")),
-                landing_file=relative,
-                landing_line=number,
-                landing_error=error_text,
-            )
-
-
-def _read_plain(path: Path, topic: str, relative: str, first_offset: int) -> Iterator[LandedRecord]:
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        for number, raw_line in enumerate(handle):
-            line = raw_line.rstrip("\n").rstrip("\r")
-            yield LandedRecord(
-                kafka_topic=topic,
-                kafka_partition=0,
-                kafka_offset=first_offset + number,
-                kafka_timestamp_ms=None,
-                kafka_key=None,
-                kafka_value=line if line.strip() else None,
-                landing_file=relative,
-                landing_line=number,
-            )
-
-
-def read_topic(topic_dir: Path) -> Iterator[LandedRecord]:
-    """Every record of one topic folder, in file then line order."""
-    topic = topic_dir.name
-    plain_offset = 0
-    for path in topic_files(topic_dir):
-        relative = f"{topic}/{path.name}"
-        if is_kcat_file(path):
-            yield from _read_kcat(path, topic, relative)
-            continue
-        count = 0
-        for record in _read_plain(path, topic, relative, plain_offset):
-            count += 1
-            yield record
-        plain_offset += count
+def count_lines(path: Path) -> int:
+    """Lines in a file as Spark's text reader (and Python) split them: a
+    line ends at ``\\n``, ``\\r\\n`` or a lone ``\\r``; a last line without
+    a terminator counts too. Reads in chunks: memory stays bounded."""
+    lines = 0
+    last = b""
+    previous_cr = False
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(_CHUNK), b""):
+            lines += chunk.count(b"\n") + chunk.count(b"\r") - chunk.count(b"\r\n")
+            if previous_cr and chunk.startswith(b"\n"):
+                lines -= 1  # a \r\n split across two chunks
+            previous_cr = chunk.endswith(b"\r")
+            last = chunk[-1:]
+    return lines + (1 if last and last not in (b"\n", b"\r") else 0)

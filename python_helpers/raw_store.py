@@ -1,24 +1,104 @@
-"""Land records into the raw tables, at most once per Kafka coordinate.
+"""Land topic dumps into the raw Iceberg tables, with Spark.
 
-The raw table of a topic is a folder of JSON-lines files under
-``<state>/raw/<table>/`` that the dbt project reads as an external Spark
-table (macro ``cdc_create_landing_tables``). Each landing run appends one
-batch file holding only the records whose (partition, offset) is not stored
-yet, so landing the same files again adds nothing.
+Each topic lands in ``cdc_landing.<table>`` (Iceberg, one row per Kafka
+record, the value kept as the text the JsonConverter wrote). A landing run
+is one batch (``landing_batch``, strictly increasing) and works like this:
+
+1. files whose size and modification time are unchanged since they were
+   landed (the manifest table ``cdc_landing._landing_manifest`` remembers)
+   are not read at all; a file that grew with its landed bytes unchanged
+   is read from its last landed line on; anything else is read whole;
+2. Spark reads the files (one task per file, so every record keeps its line
+   number), parses the kcat wrapper where there is one, and appends the
+   records to the raw table in one commit, in file order;
+3. records whose identity — (partition, offset), or (file, line) for a line
+   without coordinates — was already landed, or occurs twice in the batch,
+   are found on the narrow coordinate columns (older files outside the
+   batch's offset range are pruned by Iceberg's file statistics) and
+   deleted from the batch;
+4. the manifest rows of the batch are written: this commits the batch. A
+   batch found in a raw table without manifest rows (a landing that died
+   between 2 and 4) is deleted at the start of the next landing, and its
+   files land again.
+
+Memory stays bounded whatever the size of the dumps: Python only hashes
+files in chunks, Spark streams them.
 """
 
 from __future__ import annotations
 
-import json
+import hashlib
 import time
-from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from python_helpers.landing import LandedRecord, read_topic, topic_dirs
+from python_helpers.landing import LandingFile, count_lines, topic_dirs, topic_files
 from python_helpers.naming import raw_table_name
 
-BATCH_PREFIX = "batch-"
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+RAW_SCHEMA = "cdc_landing"
+MANIFEST_TABLE = "_landing_manifest"
+RAW_COLUMNS = (
+    ("kafka_topic", "string"),
+    ("kafka_partition", "int"),
+    ("kafka_offset", "bigint"),
+    ("kafka_timestamp_ms", "bigint"),
+    ("kafka_key", "string"),
+    ("kafka_value", "string"),
+    ("landing_file", "string"),
+    ("landing_line", "bigint"),
+    ("landing_error", "string"),
+    ("landing_batch", "bigint"),
+)
+MANIFEST_COLUMNS = (
+    ("raw_table", "string"),
+    ("landing_file", "string"),
+    ("file_size", "bigint"),
+    ("file_mtime_ns", "bigint"),
+    ("file_sha256", "string"),
+    ("lines", "bigint"),
+    ("landing_batch", "bigint"),
+)
+TABLE_PROPERTIES = {
+    "format-version": "2",
+    "write.distribution-mode": "none",
+    "write.delete.mode": "merge-on-read",
+    "write.parquet.compression-codec": "zstd",
+}
+KCAT_WRAPPER = (
+    "struct<topic: string, partition: int, offset: bigint, ts: bigint, key: string,"
+    " payload: string, _unreadable: string>"
+)
+# monotonically_increasing_id() is (partition index << 33) + row in partition
+_ROW_IN_PARTITION = (1 << 33) - 1
+_UNSPLIT = str(1 << 40)  # bytes: larger than any dump, so one task per file
+
+
+@dataclass(frozen=True)
+class ManifestEntry:
+    """What the manifest remembers of one landed file."""
+
+    size: int
+    mtime_ns: int
+    sha256: str
+    lines: int
+
+
+@dataclass(frozen=True)
+class FilePlan:
+    """How one file is read in this batch."""
+
+    file: LandingFile
+    start_line: int
+    first_offset: int  # plain files: offset of line 0
+    size: int
+    mtime_ns: int
 
 
 @dataclass(frozen=True)
@@ -27,75 +107,352 @@ class LandingReport:
 
     topic: str
     table: str
+    files_read: int
+    files_unchanged: int
     read: int
     landed: int
     already_landed: int
     unreadable: int
+    seconds: float
 
 
-def _stored_coordinates(table_dir: Path) -> set[tuple[object, ...]]:
-    seen: set[tuple[object, ...]] = set()
-    for path in sorted(table_dir.glob(f"{BATCH_PREFIX}*.jsonl")):
-        with path.open(encoding="utf-8") as handle:
-            for line in handle:
-                row = json.loads(line)
-                record = LandedRecord(**{k: row[k] for k in LandedRecord.__dataclass_fields__})
-                seen.add(record.coordinates())
-    return seen
+def _ddl(columns: tuple[tuple[str, str], ...]) -> str:
+    return ", ".join(f"{name} {kind}" for name, kind in columns)
 
 
-def _last_batch(raw_dir: Path) -> int:
-    last = 0
-    for path in raw_dir.glob(f"*/{BATCH_PREFIX}*.jsonl"):
-        last = max(last, int(path.stem.removeprefix(BATCH_PREFIX)))
-    return last
+def _properties() -> str:
+    return ", ".join(f"'{k}' = '{v}'" for k, v in TABLE_PROPERTIES.items())
 
 
-def next_batch_id(raw_dir: Path) -> int:
-    """A strictly increasing batch id: epoch microseconds, or last + 1."""
-    return max(time.time_ns() // 1000, _last_batch(raw_dir) + 1)
+def _create_table(spark: SparkSession, name: str, columns: tuple[tuple[str, str], ...]) -> None:
+    spark.sql(
+        f"create table if not exists {name} ({_ddl(columns)}) using iceberg"
+        f" tblproperties ({_properties()})"
+    )
+
+
+def _sha256(path: Path, limit: int | None = None) -> str:
+    digest = hashlib.sha256()
+    left = path.stat().st_size if limit is None else limit
+    with path.open("rb") as handle:
+        while left > 0:
+            chunk = handle.read(min(1 << 20, left))
+            if not chunk:
+                break
+            digest.update(chunk)
+            left -= len(chunk)
+    return digest.hexdigest()
+
+
+def _manifest(spark: SparkSession, table: str) -> dict[str, ManifestEntry]:
+    rows = spark.sql(
+        f"select landing_file, max_by(struct(*), landing_batch) as entry"
+        f" from {RAW_SCHEMA}.{MANIFEST_TABLE} where raw_table = '{table}'"
+        " group by landing_file"
+    ).collect()
+    return {
+        row.landing_file: ManifestEntry(
+            row.entry.file_size, row.entry.file_mtime_ns, row.entry.file_sha256, row.entry.lines
+        )
+        for row in rows
+    }
+
+
+def _roll_back_uncommitted(spark: SparkSession, table: str) -> int:
+    """Delete batches of ``table`` that have no manifest rows."""
+    committed = spark.sql(
+        f"select coalesce(max(landing_batch), -1) from {RAW_SCHEMA}.{MANIFEST_TABLE}"
+        f" where raw_table = '{table}'"
+    ).first()
+    assert committed is not None
+    stale = spark.sql(
+        f"select count(*) from {RAW_SCHEMA}.{table} where landing_batch > {committed[0]}"
+    ).first()
+    assert stale is not None
+    if stale[0]:
+        spark.sql(f"delete from {RAW_SCHEMA}.{table} where landing_batch > {committed[0]}")
+    return int(stale[0])
+
+
+def plan_files(
+    files: list[LandingFile], manifest: dict[str, ManifestEntry]
+) -> tuple[list[FilePlan], int]:
+    """Which files to read and from which line; returns (plans, unchanged)."""
+    plans: list[FilePlan] = []
+    unchanged = 0
+    plain_offset = 0
+    for item in files:
+        stat = item.path.stat()
+        entry = manifest.get(item.relative)
+        start = 0
+        if entry is not None and (entry.size, entry.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
+            unchanged += 1
+            plain_offset += entry.lines if not item.is_kcat else 0
+            continue
+        if entry is not None and stat.st_size > entry.size:
+            if _sha256(item.path, entry.size) == entry.sha256:
+                start = max(entry.lines - 1, 0)  # the last line may have been partial
+        plans.append(FilePlan(item, start, plain_offset, stat.st_size, stat.st_mtime_ns))
+        if not item.is_kcat:
+            plain_offset += count_lines(item.path)
+    return plans, unchanged
+
+
+def _file_literal_map(plans: list[FilePlan]) -> str:
+    entries = ", ".join(
+        f"'{_quote(p.file.path.name)}', named_struct('is_kcat', {str(p.file.is_kcat).lower()},"
+        f" 'first_offset', {p.first_offset}L, 'start_line', {p.start_line}L)"
+        for p in plans
+    )
+    return f"map({entries})"
+
+
+def _quote(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("'", "\\'")
+
+
+def read_batch(spark: SparkSession, topic: str, plans: list[FilePlan], batch: int) -> DataFrame:
+    """The records of the planned files as rows of the raw table."""
+    from pyspark.sql import functions as F
+
+    lines = spark.read.text([str(p.file.path) for p in plans]).select(
+        F.col("value").alias("line"),
+        F.col("_metadata.file_name").alias("file_name"),
+        F.monotonically_increasing_id().bitwiseAND(F.lit(_ROW_IN_PARTITION)).alias("line_no"),
+    )
+    lines.createOrReplaceTempView("_cdc_landing_lines")
+    topic_literal = _quote(topic)
+    return spark.sql(
+        f"""
+        with planned as (
+            select lines.*, element_at({_file_literal_map(plans)}, lines.file_name) as plan
+            from _cdc_landing_lines as lines
+        ),
+        wanted as (
+            select * from planned
+            where line_no >= plan.start_line and (not plan.is_kcat or trim(line) != '')
+        ),
+        parsed as (
+            select
+                wanted.*,
+                case when plan.is_kcat then from_json(line, '{KCAT_WRAPPER}',
+                    map('columnNameOfCorruptRecord', '_unreadable')) end as kcat
+            from wanted
+        )
+        select
+            case when plan.is_kcat then coalesce(kcat.topic, '{topic_literal}')
+                else '{topic_literal}' end as kafka_topic,
+            case when plan.is_kcat then kcat.partition else 0 end as kafka_partition,
+            case when plan.is_kcat then kcat.offset
+                else plan.first_offset + line_no end as kafka_offset,
+            kcat.ts as kafka_timestamp_ms,
+            kcat.key as kafka_key,
+            case
+                when not plan.is_kcat then if(trim(line) = '', null, line)
+                when kcat._unreadable is not null then line
+                else kcat.payload
+            end as kafka_value,
+            concat('{topic_literal}/', file_name) as landing_file,
+            line_no as landing_line,
+            case
+                when not plan.is_kcat then null
+                when kcat._unreadable is not null
+                    then 'unreadable kcat line: not a JSON object with the kcat fields'
+                when kcat.partition is null or kcat.offset is null
+                    then 'kcat line without a numeric partition/offset'
+            end as landing_error,
+            {batch}L as landing_batch
+        from parsed
+        """
+    )
+
+
+def _repair_duplicates(spark: SparkSession, table: str, batch: int) -> int:
+    """Delete the records of ``batch`` that were landed before or occur
+    twice in it; returns how many."""
+    name = f"{RAW_SCHEMA}.{table}"
+    ranges = spark.sql(
+        f"select kafka_partition, min(kafka_offset), max(kafka_offset) from {name}"
+        f" where landing_batch = {batch} and kafka_offset is not null"
+        " and kafka_partition is not null group by kafka_partition"
+    ).collect()
+    in_range = " or ".join(
+        f"(kafka_partition = {p} and kafka_offset between {lo} and {hi})" for p, lo, hi in ranges
+    )
+    spark.sql(
+        f"""
+        create or replace temporary view _cdc_landing_duplicates as
+        with batch_rows as (
+            select kafka_partition, kafka_offset, landing_file, landing_line,
+                kafka_partition is null or kafka_offset is null as by_line
+            from {name} where landing_batch = {batch}
+        ),
+        older as (
+            select kafka_partition, kafka_offset, cast(null as string) as landing_file,
+                cast(null as bigint) as landing_line
+            from {name}
+            where landing_batch < {batch} and ({in_range or 'false'})
+            union all
+            select null, null, landing_file, landing_line
+            from {name}
+            where landing_batch < {batch} and (kafka_partition is null or kafka_offset is null)
+                and landing_file in (select landing_file from batch_rows where by_line)
+        ),
+        numbered as (
+            select *, row_number() over (
+                partition by kafka_partition, kafka_offset order by landing_file, landing_line
+            ) as occurrence
+            from batch_rows where not by_line
+        )
+        select landing_file, landing_line from numbered where occurrence > 1
+        union all
+        select b.landing_file, b.landing_line from batch_rows as b
+        left semi join older as o on
+            (not b.by_line and b.kafka_partition = o.kafka_partition
+                and b.kafka_offset = o.kafka_offset)
+            or (b.by_line and b.landing_file = o.landing_file
+                and b.landing_line = o.landing_line)
+        """
+    )
+    found = spark.sql("select count(*) from _cdc_landing_duplicates").first()
+    assert found is not None
+    if found[0]:
+        spark.sql(
+            f"""
+            merge into {name} as raw
+            using (select distinct * from _cdc_landing_duplicates) as dup
+            on raw.landing_batch = {batch} and raw.landing_file = dup.landing_file
+                and raw.landing_line = dup.landing_line
+            when matched then delete
+            """
+        )
+    return int(found[0])
+
+
+def _commit(
+    spark: SparkSession,
+    table: str,
+    plans: list[FilePlan],
+    hashes: dict[str, Future[str]],
+    batch: int,
+) -> None:
+    """Write the manifest rows of the batch (this commits it)."""
+    last_lines = {
+        row.landing_file: int(row.last) + 1
+        for row in spark.sql(
+            f"select landing_file, max(landing_line) as last from {RAW_SCHEMA}.{table}"
+            f" where landing_batch = {batch} group by landing_file"
+        ).collect()
+    }
+    rows = [
+        (
+            table,
+            p.file.relative,
+            p.size,
+            p.mtime_ns,
+            hashes[p.file.relative].result(),
+            max(last_lines.get(p.file.relative, 0), p.start_line),
+            batch,
+        )
+        for p in plans
+    ]
+    frame = spark.createDataFrame(rows, _ddl(MANIFEST_COLUMNS))
+    frame.writeTo(f"{RAW_SCHEMA}.{MANIFEST_TABLE}").append()
+
+
+def _counts(spark: SparkSession, table: str, batch: int) -> tuple[int, int]:
+    row = spark.sql(
+        f"select count(*), count(landing_error) from {RAW_SCHEMA}.{table}"
+        f" where landing_batch = {batch}"
+    ).first()
+    assert row is not None
+    return int(row[0]), int(row[1])
+
+
+@contextmanager
+def _one_task_per_file(spark: SparkSession) -> Iterator[None]:
+    keys = ("spark.sql.files.maxPartitionBytes", "spark.sql.files.openCostInBytes")
+    saved = {key: spark.conf.get(key) for key in keys}
+    for key in keys:
+        spark.conf.set(key, _UNSPLIT)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            spark.conf.set(key, value)
 
 
 def land_topic(
-    records: Iterable[LandedRecord], topic: str, raw_dir: Path, batch_id: int
+    spark: SparkSession, topic_dir: Path, batch: int, hasher: ThreadPoolExecutor
 ) -> LandingReport:
-    """Append the not-yet-landed records of one topic as batch ``batch_id``."""
+    """Land the new records of one topic folder as batch ``batch``."""
+    started = time.monotonic()
+    topic = topic_dir.name
     table = raw_table_name(topic)
-    table_dir = raw_dir / table
-    table_dir.mkdir(parents=True, exist_ok=True)
-    seen = _stored_coordinates(table_dir)
-    read = landed = duplicate = unreadable = 0
-    lines: list[str] = []
-    for record in records:
-        read += 1
-        unreadable += record.landing_error is not None
-        key = record.coordinates()
-        if key in seen:
-            duplicate += 1
-            continue
-        seen.add(key)
-        landed += 1
-        row = asdict(record) | {"landing_batch": batch_id}
-        lines.append(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
-    if lines:
-        target = table_dir / f"{BATCH_PREFIX}{batch_id}.jsonl"
-        partial = table_dir / f".{target.name}.tmp"  # Spark skips dot files
-        partial.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        partial.rename(target)
-    return LandingReport(topic, table, read, landed, duplicate, unreadable)
+    _create_table(spark, f"{RAW_SCHEMA}.{table}", RAW_COLUMNS)
+    _roll_back_uncommitted(spark, table)
+    plans, unchanged = plan_files(topic_files(topic_dir), _manifest(spark, table))
+    if not plans:
+        return LandingReport(topic, table, 0, unchanged, 0, 0, 0, 0, time.monotonic() - started)
+    hashes = {p.file.relative: hasher.submit(_sha256, p.file.path) for p in plans}
+    with _one_task_per_file(spark):
+        read_batch(spark, topic, plans, batch).writeTo(f"{RAW_SCHEMA}.{table}").append()
+    read, unreadable = _counts(spark, table, batch)
+    duplicates = _repair_duplicates(spark, table, batch)
+    _commit(spark, table, plans, hashes, batch)
+    return LandingReport(
+        topic,
+        table,
+        len(plans),
+        unchanged,
+        read,
+        read - duplicates,
+        duplicates,
+        unreadable,
+        time.monotonic() - started,
+    )
 
 
-def land_all(landing: Path, raw_dir: Path) -> list[LandingReport]:
-    """Land every topic folder of ``landing`` into ``raw_dir``."""
-    batch_id = next_batch_id(raw_dir)
+def next_batch_id(spark: SparkSession) -> int:
+    """A strictly increasing batch id: epoch microseconds, or last + 1."""
+    row = spark.sql(
+        f"select coalesce(max(landing_batch), 0) from {RAW_SCHEMA}.{MANIFEST_TABLE}"
+    ).first()
+    assert row is not None
+    return max(time.time_ns() // 1000, int(row[0]) + 1)
+
+
+def prepare(spark: SparkSession) -> None:
+    """Create the landing database and the manifest table."""
+    spark.sql(f"create database if not exists {RAW_SCHEMA}")
+    _create_table(spark, f"{RAW_SCHEMA}.{MANIFEST_TABLE}", MANIFEST_COLUMNS)
+
+
+def land_all(
+    spark: SparkSession,
+    landing: Path,
+    progress: Callable[[str], Any] | None = None,
+) -> list[LandingReport]:
+    """Land every topic folder of ``landing`` as one batch."""
+    prepare(spark)
+    batch = next_batch_id(spark)
     tables: dict[str, str] = {}
     reports = []
-    for topic_dir in topic_dirs(landing):
-        table = raw_table_name(topic_dir.name)
-        if tables.setdefault(table, topic_dir.name) != topic_dir.name:
-            raise ValueError(
-                f"topics {tables[table]!r} and {topic_dir.name!r} map to the "
-                f"same raw table {table!r}; rename one folder"
-            )
-        reports.append(land_topic(read_topic(topic_dir), topic_dir.name, raw_dir, batch_id))
+    folders = topic_dirs(landing)
+    with ThreadPoolExecutor(max_workers=1) as hasher:
+        for number, topic_dir in enumerate(folders, start=1):
+            table = raw_table_name(topic_dir.name)
+            if tables.setdefault(table, topic_dir.name) != topic_dir.name:
+                raise ValueError(
+                    f"topics {tables[table]!r} and {topic_dir.name!r} map to the "
+                    f"same raw table {table!r}; rename one folder"
+                )
+            report = land_topic(spark, topic_dir, batch, hasher)
+            if progress is not None:
+                progress(
+                    f"[{number}/{len(folders)}] {report.topic}: {report.landed} new of "
+                    f"{report.read} read ({report.files_read} file(s) read, "
+                    f"{report.files_unchanged} unchanged) in {report.seconds:.1f}s"
+                )
+            reports.append(report)
     return reports

@@ -20,8 +20,9 @@ from python_helpers.spark_types import decode_column
 
 MODELS_DIR = Path("models")
 
-STAGING_SQL = """\
-{{#- Staging of Kafka topic `{topic}` ({connector} connector). -#}}
+BASE_SQL = """\
+{{#- Base of Kafka topic `{topic}` ({connector} connector): every landed -#}}
+{{#- record, its value parsed once, appended batch by batch. -#}}
 {{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
 with
 
@@ -30,7 +31,24 @@ landed as (
 ),
 
 final as (
-    {{{{ cdc_debezium_changes('landed', '{topic}') }}}}
+    {{{{ cdc_debezium_events('landed', '{topic}') }}}}
+)
+
+select * from final
+"""
+
+STAGING_SQL = """\
+{{#- Staging of Kafka topic `{topic}` ({connector} connector): -#}}
+{{#- one row per change event, typed. -#}}
+{{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
+with
+
+events as (
+    select * from {{{{ ref('{base}') }}}}
+),
+
+final as (
+    {{{{ cdc_debezium_changes('events', '{topic}') }}}}
 )
 
 select * from final
@@ -41,12 +59,12 @@ QUARANTINE_SQL = """\
 {{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
 with
 
-landed as (
-    select * from {{{{ source('{source}', '{table}') }}}}
+events as (
+    select * from {{{{ ref('{base}') }}}}
 ),
 
 final as (
-    {{{{ cdc_debezium_rejects('landed', '{topic}') }}}}
+    {{{{ cdc_debezium_rejects('events') }}}}
 )
 
 select * from final
@@ -80,6 +98,7 @@ class ModelNames:
     entity: str
     source: str
     table: str
+    base: str
     staging: str
     quarantine: str
     current: str
@@ -93,6 +112,7 @@ class ModelNames:
             entity=entity,
             source=f"{folder}_landing",
             table=raw_table_name(spec.topic),
+            base=f"base_{folder}__{entity}",
             staging=f"stg_{folder}__{entity}",
             quarantine=f"stg_{folder}__{entity}__quarantine",
             current=f"{folder}__{entity}",
@@ -142,17 +162,22 @@ def _row_columns(spec: TopicSpec, key_tests: bool) -> list[dict[str, Any]]:
 
 STAGING_OPS = ["c", "r", "u", "d", "t"]
 CURRENT_OPS = ["c", "r", "u"]  # deletes and truncates remove rows
+QUARANTINE_OPS: list[str] = []
 
 
-def _column_tests(name: str, ops: list[str]) -> list[Any]:
+def _column_tests(name: str, ops: list[str] | None) -> list[Any]:
+    if ops is None:
+        return []
     if name == "_cdc_op":
         return ["not_null", {"accepted_values": {"arguments": {"values": ops}}}]
-    if name == "_quarantine_reason":
+    if name == "_quarantine_reason" and ops is QUARANTINE_OPS:
         return ["not_null"]
     return []
 
 
-def _metadata_columns(names: list[str], ops: list[str] = STAGING_OPS) -> list[dict[str, Any]]:
+def _metadata_columns(
+    names: list[str], ops: list[str] | None = STAGING_OPS
+) -> list[dict[str, Any]]:
     columns = []
     for name in names:
         column: dict[str, Any] = {"name": name, "description": f'{{{{ doc("{name}") }}}}'}
@@ -177,6 +202,14 @@ STAGING_METADATA = [
     "_kafka_key",
     "_landing_batch",
     "_landed_at",
+    "_staged_at",
+]
+BASE_VERDICT = [
+    "_quarantine_reason",
+    "_quarantine_detail",
+    "_kafka_value",
+    "_landing_file",
+    "_landing_line",
 ]
 QUARANTINE_COLUMNS = [
     "_quarantine_reason",
@@ -191,6 +224,7 @@ QUARANTINE_COLUMNS = [
     "_landing_line",
     "_landing_batch",
     "_landed_at",
+    "_staged_at",
 ]
 
 
@@ -211,12 +245,15 @@ def scaffold(project: Path, spec: TopicSpec) -> list[Path]:
         "table": names.table,
         "staging": names.staging,
         "entity": names.entity,
+        "base": names.base,
     }
+    base_sql = project / MODELS_DIR / "staging" / "base" / names.folder / f"{names.base}.sql"
     staging_sql = staging_dir / f"{names.staging}.sql"
     quarantine_sql = staging_dir / f"{names.quarantine}.sql"
+    _write_sql(base_sql, BASE_SQL.format(**fields))
     _write_sql(staging_sql, STAGING_SQL.format(**fields))
     _write_sql(quarantine_sql, QUARANTINE_SQL.format(**fields))
-    touched = [staging_sql, quarantine_sql]
+    touched = [base_sql, staging_sql, quarantine_sql]
     sources_yml = staging_dir / f"_{names.folder}__sources.yml"
     _append_entries(
         sources_yml,
@@ -238,21 +275,32 @@ def scaffold(project: Path, spec: TopicSpec) -> list[Path]:
         "version: 2\n\nmodels:\n",
         [
             {
-                "name": names.staging,
-                "description": f"One row per change event of topic `{spec.topic}`:"
-                " the row image (after for c/r/u, before for d) as typed columns,"
-                " with CDC and Kafka metadata.",
-                "config": _meta(spec, "staging"),
+                "name": names.base,
+                "description": f"Every landed record of topic `{spec.topic}`, its value"
+                " parsed once: the typed row image, CDC and Kafka metadata, and the"
+                " quarantine verdict. Appended batch by batch; the staging and"
+                " quarantine models are views over it.",
+                "config": _meta(spec, "base"),
                 "data_tests": [
                     {
                         "cdc_accounts_for_landed_records": {
                             "arguments": {
                                 "landed": f"source('{names.source}', '{names.table}')",
+                                "staging": f"ref('{names.staging}')",
                                 "quarantine": f"ref('{names.quarantine}')",
                             }
                         }
                     }
                 ],
+                "columns": _row_columns(spec, key_tests=False)
+                + _metadata_columns(STAGING_METADATA + BASE_VERDICT, None),
+            },
+            {
+                "name": names.staging,
+                "description": f"One row per change event of topic `{spec.topic}`:"
+                " the row image (after for c/r/u, before for d) as typed columns,"
+                " with CDC and Kafka metadata.",
+                "config": _meta(spec, "staging"),
                 "columns": _row_columns(spec, key_tests=False)
                 + _metadata_columns(STAGING_METADATA),
             },
@@ -261,7 +309,7 @@ def scaffold(project: Path, spec: TopicSpec) -> list[Path]:
                 "description": f"Landed records of topic `{spec.topic}` that did not"
                 " become change events, each with the reason.",
                 "config": _meta(spec, "quarantine"),
-                "columns": _metadata_columns(QUARANTINE_COLUMNS),
+                "columns": _metadata_columns(QUARANTINE_COLUMNS, QUARANTINE_OPS),
             },
         ],
         indent=2,

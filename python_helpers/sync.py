@@ -9,8 +9,12 @@ and scaffold models for topics that have none.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -22,9 +26,12 @@ from python_helpers.generate import (
     render_macro,
     row_schema,
 )
-from python_helpers.landing import TOPIC_CONFIG_FILE, read_topic, topic_dirs
+from python_helpers.landing import TOPIC_CONFIG_FILE, LandingFile, topic_dirs, topic_files
 from python_helpers.scaffold import scaffold, scaffolded_topics
-from python_helpers.topic_schema import TopicSchemas, collect
+from python_helpers.topic_schema import TopicSchemas, scan_file
+
+STATE_FILE = "sync-state.json"
+_HEAD = 1 << 16
 
 
 @dataclass
@@ -36,6 +43,8 @@ class SyncResult:
     warnings: list[str] = field(default_factory=list)
     generated_changed: bool = False
     scaffolded: list[Path] = field(default_factory=list)
+    bytes_scanned: int = 0
+    files_unchanged: int = 0
 
 
 def _configured_key(topic_dir: Path) -> tuple[str, ...]:
@@ -55,14 +64,82 @@ def _primary_key(collected: TopicSchemas, configured: tuple[str, ...]) -> tuple[
     return ()
 
 
+def _head_digest(path: Path, length: int) -> str:
+    with path.open("rb") as handle:
+        return hashlib.sha1(handle.read(min(length, _HEAD))).hexdigest()
+
+
+@dataclass
+class ScanState:
+    """Where each landing file's scan stopped, and which schema texts each
+    topic has shown, as of the generated macro whose digest it names."""
+
+    macro_digest: str = ""
+    files: dict[str, dict[str, Any]] = field(default_factory=dict)
+    seen: dict[str, list[str]] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, path: Path | None, macro_text: str) -> ScanState:
+        digest = hashlib.sha1(macro_text.encode()).hexdigest()
+        if path is None or not path.exists():
+            return cls(digest)
+        loaded = json.loads(path.read_text(encoding="utf-8"))
+        if loaded.get("macro_digest") != digest:
+            return cls(digest)  # the macro changed behind sync's back: rescan
+        return cls(digest, loaded.get("files", {}), loaded.get("seen", {}))
+
+    def save(self, path: Path, macro_text: str) -> None:
+        self.macro_digest = hashlib.sha1(macro_text.encode()).hexdigest()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        body = {"macro_digest": self.macro_digest, "files": self.files, "seen": self.seen}
+        path.write_text(json.dumps(body, sort_keys=True), encoding="utf-8")
+
+    def resume_at(self, item: LandingFile) -> int | None:
+        """Byte offset to resume ``item`` at, or None when nothing is new."""
+        stat = item.path.stat()
+        known = self.files.get(str(item.path.resolve()))
+        if known is None or stat.st_size < known["scanned"]:
+            return 0
+        if (known["size"], known["mtime_ns"]) == (stat.st_size, stat.st_mtime_ns):
+            return None
+        if _head_digest(item.path, known["scanned"]) != known["head"]:
+            return 0
+        return int(known["scanned"])
+
+    def scanned(self, item: LandingFile, offset: int) -> None:
+        stat = item.path.stat()
+        self.files[str(item.path.resolve())] = {
+            "size": stat.st_size,
+            "mtime_ns": stat.st_mtime_ns,
+            "scanned": offset,
+            "head": _head_digest(item.path, offset),
+        }
+
+
+def collect_topic(topic_dir: Path, state: ScanState) -> tuple[TopicSchemas, bool, int]:
+    """Scan what is new in one topic folder: (schemas, anything new, bytes)."""
+    collected = TopicSchemas(topic_dir.name, seen=set(state.seen.get(topic_dir.name, ())))
+    new = False
+    scanned = 0
+    for item in topic_files(topic_dir):
+        start = state.resume_at(item)
+        if start is None:
+            continue
+        new = True
+        end = scan_file(item.path, item.is_kcat, collected, start)
+        scanned += end - start
+        state.scanned(item, end)
+    state.seen[topic_dir.name] = sorted(collected.seen)
+    return collected, new, scanned
+
+
 def spec_for_topic(
-    topic_dir: Path, primary_key: tuple[str, ...] = ()
+    topic_dir: Path, collected: TopicSchemas, primary_key: tuple[str, ...] = ()
 ) -> tuple[TopicSpec | None, str | None]:
-    """The spec of one landed topic, or ``(None, reason)`` when it has none."""
-    collected = collect(topic_dir.name, read_topic(topic_dir))
+    """The spec of what was collected of one topic, or ``(None, reason)``."""
     if collected.value_schema is None:
         return None, (
-            f"{collected.events} events and none carries a schema block "
+            f"{collected.events} new events and none carries a schema block "
             "(JsonConverter schemas.enable=false?)"
         )
     if not collected.connector:
@@ -83,19 +160,43 @@ def sync(
     landing: Path,
     primary_keys: dict[str, tuple[str, ...]] | None = None,
     check: bool = False,
+    state_dir: Path | None = None,
+    progress: Any = None,
 ) -> SyncResult:
-    """Regenerate schemas (and scaffold models unless ``check``)."""
+    """Regenerate schemas (and scaffold models unless ``check``).
+
+    With ``state_dir``, only what was not scanned before is scanned; a check
+    always scans everything."""
     result = SyncResult()
     macro_path = project / GENERATED_MACRO
     old_text = macro_path.read_text(encoding="utf-8") if macro_path.exists() else ""
     specs = read_macro(old_text) if old_text else {}
+    state_path = None if check or state_dir is None else state_dir / STATE_FILE
+    state = ScanState.load(state_path, old_text)
     for topic_dir in topic_dirs(landing):
-        spec, reason = spec_for_topic(topic_dir, (primary_keys or {}).get(topic_dir.name, ()))
+        started = time.monotonic()
+        collected, new, scanned = collect_topic(topic_dir, state)
+        result.bytes_scanned += scanned
+        if not new and topic_dir.name in specs:
+            result.files_unchanged += 1
+            result.specs[topic_dir.name] = specs[topic_dir.name]
+            continue
+        if progress is not None and scanned:
+            progress(
+                f"scanned {topic_dir.name}: {scanned / 1e6:.1f} MB, {collected.events} events,"
+                f" {len(collected.seen)} distinct schema text(s), {time.monotonic() - started:.1f}s"
+            )
+        known = specs.get(topic_dir.name)
+        spec, reason = spec_for_topic(
+            topic_dir, collected, (primary_keys or {}).get(topic_dir.name, ())
+        )
+        if spec is None and known is not None:
+            spec = known  # nothing new that changes it (e.g. known schemas only)
+        elif spec is not None and known is not None:
+            spec = spec.merged_with(known)
         if spec is None:
             result.skipped[topic_dir.name] = reason or "unknown"
             continue
-        if spec.topic in specs:
-            spec = spec.merged_with(specs[spec.topic])
         try:
             row_schema(spec.value_schema)
         except SpecError as error:
@@ -115,6 +216,8 @@ def sync(
     if result.generated_changed:
         macro_path.parent.mkdir(parents=True, exist_ok=True)
         macro_path.write_text(new_text, encoding="utf-8")
+    if state_path is not None:
+        state.save(state_path, new_text)
     existing = scaffolded_topics(project)
     for topic in sorted(result.specs):
         if topic not in existing:

@@ -1,19 +1,38 @@
-"""Collect what a topic's events say about themselves.
+"""Collect what a topic's events say about themselves, cheaply.
 
-Scans the landed values (and keys) of one topic, keeps every distinct
-embedded schema block, merges them, and notes the connector and the source
-table named in the events.
+Every event repeats its schema block, so the scan never parses events: it
+cuts the schema block's text out of each line (``{"schema":`` up to
+``,"payload":``, escaped or not, inside a kcat line or a plain value),
+keeps the distinct texts, and parses only the first event of each distinct
+text (for the block itself and the connector / source table). A line the
+cut does not fit is parsed whole. Files are read in binary chunks, so memory
+stays bounded, and a scan can resume at a byte offset (``sync`` keeps one per
+file: a sync with nothing new reads nothing).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Iterable
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from python_helpers.connect_schema import ConnectSchema, merge_schemas, parse_schema
-from python_helpers.landing import LandedRecord
+
+_PLAIN = (b'{"schema":', b',"payload":')
+_ESCAPED = (b'{\\"schema\\":', b',\\"payload\\":')
+# the same marks with any whitespace a JSON writer may put around them
+_LOOSE = {
+    _PLAIN: (re.compile(rb'\{\s*"schema"\s*:'), re.compile(rb',\s*"payload"\s*:')),
+    _ESCAPED: (re.compile(rb'\{\s*\\"schema\\"\s*:'), re.compile(rb',\s*\\"payload\\"\s*:')),
+}
+
+
+def text_digest(text: bytes) -> str:
+    """A short stable name for a schema block's text."""
+    return hashlib.sha1(text).hexdigest()
 
 
 @dataclass
@@ -27,44 +46,28 @@ class TopicSchemas:
     source_table: str | None = None
     events: int = 0
     events_with_schema: int = 0
-    _seen_blocks: set[str] = field(default_factory=set, repr=False)
-
-    def add_value_schema(self, block: dict[str, Any]) -> None:
-        """Merge one value schema block (parsed once per distinct block)."""
-        self.value_schema = self._merged(self.value_schema, block)
-
-    def add_key_schema(self, block: dict[str, Any]) -> None:
-        """Merge one key schema block."""
-        self.key_schema = self._merged(self.key_schema, block)
+    seen: set[str] = field(default_factory=set)
 
     def _merged(self, current: ConnectSchema | None, block: dict[str, Any]) -> ConnectSchema:
-        text = json.dumps(block, sort_keys=True)
         parsed = parse_schema(block)
-        if current is None:
-            self._seen_blocks.add(text)
-            return parsed
-        if text in self._seen_blocks:
-            return current
-        self._seen_blocks.add(text)
-        return merge_schemas(current, parsed)
+        return parsed if current is None else merge_schemas(current, parsed)
 
+    def add_value(self, value: dict[str, Any]) -> None:
+        """Merge the schema block and source facts of one parsed value."""
+        schema = value.get("schema") if "payload" in value else None
+        if isinstance(schema, dict):
+            self.value_schema = self._merged(self.value_schema, schema)
+        payload = value.get("payload") if "payload" in value else value
+        if isinstance(payload, dict) and isinstance(payload.get("source"), dict):
+            source = payload["source"]
+            self.connector = self.connector or source.get("connector")
+            self.source_table = self.source_table or source_table_name(source)
 
-def _json_object(text: str | None) -> dict[str, Any] | None:
-    if text is None:
-        return None
-    try:
-        parsed = json.loads(text)
-    except ValueError:
-        return None
-    return parsed if isinstance(parsed, dict) else None
-
-
-def _envelope(parsed: dict[str, Any]) -> tuple[dict[str, Any] | None, Any]:
-    """Split a JsonConverter message into (schema block, payload)."""
-    if "schema" in parsed and "payload" in parsed:
-        schema = parsed["schema"]
-        return (schema if isinstance(schema, dict) else None), parsed["payload"]
-    return None, parsed
+    def add_key(self, key: dict[str, Any]) -> None:
+        """Merge the schema block of one parsed key."""
+        schema = key.get("schema") if "payload" in key else None
+        if isinstance(schema, dict):
+            self.key_schema = self._merged(self.key_schema, schema)
 
 
 def source_table_name(source: dict[str, Any]) -> str | None:
@@ -76,25 +79,100 @@ def source_table_name(source: dict[str, Any]) -> str | None:
     return f"{owner}_{table}" if owner else str(table)
 
 
-def collect(topic: str, records: Iterable[LandedRecord]) -> TopicSchemas:
-    """Scan a topic's records and gather its schemas and source facts."""
-    result = TopicSchemas(topic)
-    for record in records:
-        parsed = _json_object(record.kafka_value)
-        if parsed is None:
-            continue
-        result.events += 1
-        schema, payload = _envelope(parsed)
-        if schema is not None:
-            result.events_with_schema += 1
-            result.add_value_schema(schema)
-        if isinstance(payload, dict) and isinstance(payload.get("source"), dict):
-            source = payload["source"]
-            result.connector = result.connector or source.get("connector")
-            result.source_table = result.source_table or source_table_name(source)
-        key = _json_object(record.kafka_key)
-        if key is not None:
-            key_schema, _ = _envelope(key)
-            if key_schema is not None:
-                result.add_key_schema(key_schema)
-    return result
+def _cut(text: bytes, start: int, marks: tuple[bytes, bytes]) -> bytes | None:
+    """The schema block's text in ``text`` at ``start``, or None."""
+    if text.startswith(marks[0], start):
+        end = text.find(marks[1], start)
+        return text[start + len(marks[0]) : end] if end > 0 else None
+    opening, closing = _LOOSE[marks]
+    found = opening.match(text, start)
+    ending = closing.search(text, found.end()) if found else None
+    return text[found.end() : ending.start()] if found and ending else None
+
+
+def _kcat_field(line: bytes, name: bytes) -> int:
+    """Where the string value of a kcat field starts (after its quote), or
+    -1. An escaped ``\\"payload\\":`` inside a value cannot match."""
+    at = line.find(b'"' + name + b'":')
+    if at < 0:
+        return -1
+    at += len(name) + 3
+    while at < len(line) and line[at : at + 1] == b" ":
+        at += 1
+    return at + 1 if line[at : at + 1] == b'"' else -1
+
+
+def _loads(text: bytes | str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+class _Scanner:
+    def __init__(self, result: TopicSchemas) -> None:
+        self.result = result
+
+    def _new(self, kind: str, text: bytes) -> bool:
+        digest = f"{kind}:{text_digest(text)}"
+        if digest in self.result.seen:
+            return False
+        self.result.seen.add(digest)
+        return True
+
+    def _value(self, value_text: bytes | str | None, key_text: bytes | str | None) -> None:
+        value = _loads(value_text) if value_text else None
+        if isinstance(value, dict):
+            self.result.add_value(value)
+        key = _loads(key_text) if key_text else None
+        if isinstance(key, dict):
+            self.result.add_key(key)
+
+    def kcat(self, line: bytes) -> None:
+        at = _kcat_field(line, b"payload")
+        cut = _cut(line, at, _ESCAPED) if at > 0 else None
+        key_at = _kcat_field(line, b"key")
+        key_cut = _cut(line, key_at, _ESCAPED) if key_at > 0 else None
+        if cut is not None:
+            self.result.events_with_schema += 1
+        # a value without a schema block is parsed whole (it may still
+        # name its connector), once per distinct first 64 bytes
+        new_value = at > 0 and self._new("v", cut if cut is not None else line[at : at + 64])
+        new_key = key_cut is not None and self._new("k", key_cut)
+        if not (new_value or new_key):
+            return
+        record = _loads(line)
+        if not isinstance(record, dict):
+            return
+        payload, key = record.get("payload"), record.get("key")
+        self._value(
+            payload if isinstance(payload, str) and new_value else None,
+            key if isinstance(key, str) and new_key else None,
+        )
+
+    def plain(self, line: bytes) -> None:
+        stripped = line.strip()
+        if not stripped:
+            return
+        cut = _cut(stripped, 0, _PLAIN)
+        if cut is not None:
+            self.result.events_with_schema += 1
+        if self._new("v", cut if cut is not None else stripped[:64]):
+            self._value(stripped, None)
+
+
+def scan_file(path: Path, is_kcat: bool, result: TopicSchemas, start: int = 0) -> int:
+    """Scan one file from byte ``start``; returns the offset after its last
+    complete line (where a later scan resumes)."""
+    scanner = _Scanner(result)
+    handle_line = scanner.kcat if is_kcat else scanner.plain
+    position = start
+    with path.open("rb") as handle:
+        handle.seek(start)
+        for line in handle:
+            result.events += 1
+            handle_line(line)
+            if line.endswith(b"\n"):
+                position += len(line)
+            # else: a last line without its newline is scanned again next time
+    return position

@@ -1,27 +1,29 @@
 {#-
-    Returns the select of a quarantine model: every landed record of `topic`
-    that is not a change event (tombstone, malformed JSON, unsupported op,
-    missing primary key, unreadable landing line), with the reason and the
-    record exactly as landed, so nothing is lost.
+    Returns the select of a quarantine model: every landed record of the
+    topic whose base model `relation` found it is not a change event
+    (tombstone, malformed JSON, a type contradicting the schema, unsupported
+    op, missing primary key, unreadable landing line), with the reason and
+    the value exactly as landed, so nothing is lost.
 -#}
-{% macro cdc_debezium_rejects(relation, topic) %}
-    {{- return(adapter.dispatch('cdc_debezium_rejects', 'cdc')(relation, topic)) -}}
+{% macro cdc_debezium_rejects(relation) %}
+    {{- return(adapter.dispatch('cdc_debezium_rejects', 'cdc')(relation)) -}}
 {% endmacro %}
 
-{% macro default__cdc_debezium_rejects(relation, topic) -%}
+{% macro default__cdc_debezium_rejects(relation) -%}
     select
         events._quarantine_reason,
         events._quarantine_detail,
-        events.kafka_topic as _kafka_topic,
-        events.kafka_partition as _kafka_partition,
-        events.kafka_offset as _kafka_offset,
-        timestamp_millis(events.kafka_timestamp_ms) as _kafka_published_at,
-        events.kafka_key as _kafka_key,
-        events.kafka_value as _kafka_value,
-        events.landing_file as _landing_file,
-        events.landing_line as _landing_line,
-        events.landing_batch as _landing_batch,
-        timestamp_micros(events.landing_batch) as _landed_at
-    from ({{ _cdc_debezium_events(relation, topic) }}) as events
+        events._kafka_topic,
+        events._kafka_partition,
+        events._kafka_offset,
+        events._kafka_published_at,
+        events._kafka_key,
+        events._kafka_value,
+        events._landing_file,
+        events._landing_line,
+        events._landing_batch,
+        events._landed_at,
+        events._staged_at
+    from {{ relation }} as events
     where events._quarantine_reason is not null
 {%- endmacro %}

@@ -1,44 +1,63 @@
 {#-
-    Post-hook of the current-state models. A truncate (op t) empties the
-    source table at its position, so every merged row older than the newest
-    truncate is deleted; rows written after it (greater _cdc_position) stay.
-    Runs after each merge and is idempotent. Finds the model's staging
-    model (meta.cdc_layer = staging) among its parents; returns the DELETE
-    statement, or nothing when the topic has no truncate.
+    Pre-hook of the current-state models. A truncate (op t) empties the
+    source table at its position: when the batches this run merges hold one,
+    every merged row older than the newest such truncate is deleted before
+    the merge (cdc_current_state drops the older events of the batch
+    itself). Rows written after it (greater _cdc_position) stay. Finds the
+    model's staging model (meta.cdc_layer = staging) among its parents;
+    returns the DELETE statement, or nothing (no truncate, first build).
 -#}
 {% macro cdc_apply_truncates() %}
     {{- return(adapter.dispatch('cdc_apply_truncates', 'cdc')()) -}}
 {% endmacro %}
 
 {% macro default__cdc_apply_truncates() -%}
-    {%- if execute -%}
-        {%- for parent_id in model.depends_on.nodes -%}
-            {%- set parent = graph.nodes.get(parent_id) -%}
-            {%- if parent and parent.config.meta.get('cdc_layer') == 'staging' -%}
-                {%- set staging = api.Relation.create(
-                    database=parent.database, schema=parent.schema,
-                    identifier=parent.alias) -%}
-                {%- set found = run_query(
-                    "select cast(max(_cdc_position) as string) from " ~ staging
-                    ~ " where _cdc_op = 't'").columns[0].values()[0] -%}
-                {%- if found -%}
-                    delete from {{ this }}
-                    where {{ _cdc_position_before(found) }}
-                {%- endif -%}
-            {%- endif -%}
-        {%- endfor -%}
+    {%- if execute and is_incremental() -%}
+        {%- set found = cdc_newest_truncate(
+            cdc_staging_parent(), cdc_merged_batch_watermark()) -%}
+        {%- if found -%}
+            delete from {{ this }}
+            where {{ cdc_position_before('_cdc_position', found) }}
+        {%- endif -%}
     {%- endif -%}
 {%- endmacro %}
 
-{#- `_cdc_position < [v0, v1, ...]` spelled out element by element: Iceberg
+{#- The relation of the model's staging parent (meta.cdc_layer = staging),
+    or none. -#}
+{% macro cdc_staging_parent() -%}
+    {%- for parent_id in model.depends_on.nodes -%}
+        {%- set parent = graph.nodes.get(parent_id) -%}
+        {%- if parent and parent.config.meta.get('cdc_layer') == 'staging' -%}
+            {{- return(api.Relation.create(database=parent.database,
+                schema=parent.schema, identifier=parent.alias)) -}}
+        {%- endif -%}
+    {%- endfor -%}
+    {{- return(none) -}}
+{%- endmacro %}
+
+{#- The newest truncate's `_cdc_position` (as text, e.g. "[34133344, 13]")
+    among the staging rows of batches after `watermark`, or none. -#}
+{% macro cdc_newest_truncate(staging, watermark) -%}
+    {%- if not execute or staging is none -%}
+        {{- return(none) -}}
+    {%- endif -%}
+    {%- set found = run_query(
+        "select cast(max(_cdc_position) as string) from " ~ staging
+        ~ " where _cdc_op = 't' and "
+        ~ cdc_new_batches_filter('_landing_batch', watermark if watermark is not none else -1)
+    ).columns[0].values()[0] -%}
+    {{- return(found) -}}
+{%- endmacro %}
+
+{#- `<column> < [v0, v1, ...]` spelled out element by element: Iceberg
     cannot turn an array literal into a pushed-down filter. -#}
-{% macro _cdc_position_before(found) -%}
+{% macro cdc_position_before(column, found) -%}
     {%- set values = found | replace('[', '') | replace(']', '') | replace(' ', '') -%}
     {%- set values = values.split(',') -%}
     {%- for index in range(values | length) -%}
         {{ " or " if not loop.first }}(
         {%- for earlier in range(index) -%}
-            _cdc_position[{{ earlier }}] = {{ values[earlier] | int }} and {% endfor -%}
-        _cdc_position[{{ index }}] < {{ values[index] | int }})
+            {{ column }}[{{ earlier }}] = {{ values[earlier] | int }} and {% endfor -%}
+        {{ column }}[{{ index }}] < {{ values[index] | int }})
     {%- endfor -%}
 {%- endmacro %}

@@ -1,13 +1,14 @@
-{#- Staging of Kafka topic `fullfillment.inventory.products` (postgresql connector). -#}
+{#- Staging of Kafka topic `fullfillment.inventory.products` (postgresql connector): -#}
+{#- one row per change event, typed. -#}
 {#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
 with
 
-landed as (
-    select * from {{ source('postgres_landing', 'fullfillment_inventory_products') }}
+events as (
+    select * from {{ ref('base_postgres__inventory_products') }}
 ),
 
 final as (
-    {{ cdc_debezium_changes('landed', 'fullfillment.inventory.products') }}
+    {{ cdc_debezium_changes('events', 'fullfillment.inventory.products') }}
 )
 
 select * from final

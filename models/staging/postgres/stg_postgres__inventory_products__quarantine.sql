@@ -2,12 +2,12 @@
 {#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
 with
 
-landed as (
-    select * from {{ source('postgres_landing', 'fullfillment_inventory_products') }}
+events as (
+    select * from {{ ref('base_postgres__inventory_products') }}
 ),
 
 final as (
-    {{ cdc_debezium_rejects('landed', 'fullfillment.inventory.products') }}
+    {{ cdc_debezium_rejects('events') }}
 )
 
 select * from final

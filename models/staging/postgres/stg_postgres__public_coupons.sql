@@ -1,13 +1,14 @@
-{#- Staging of Kafka topic `shop.public.coupons` (postgresql connector). -#}
+{#- Staging of Kafka topic `shop.public.coupons` (postgresql connector): -#}
+{#- one row per change event, typed. -#}
 {#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
 with
 
-landed as (
-    select * from {{ source('postgres_landing', 'shop_public_coupons') }}
+events as (
+    select * from {{ ref('base_postgres__public_coupons') }}
 ),
 
 final as (
-    {{ cdc_debezium_changes('landed', 'shop.public.coupons') }}
+    {{ cdc_debezium_changes('events', 'shop.public.coupons') }}
 )
 
 select * from final

@@ -1,13 +1,14 @@
-{#- Staging of Kafka topic `PostgreSQL_server.public.customers` (postgresql connector). -#}
+{#- Staging of Kafka topic `PostgreSQL_server.public.customers` (postgresql connector): -#}
+{#- one row per change event, typed. -#}
 {#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
 with
 
-landed as (
-    select * from {{ source('postgres_landing', 'postgresql_server_public_customers') }}
+events as (
+    select * from {{ ref('base_postgres__public_customers') }}
 ),
 
 final as (
-    {{ cdc_debezium_changes('landed', 'PostgreSQL_server.public.customers') }}
+    {{ cdc_debezium_changes('events', 'PostgreSQL_server.public.customers') }}
 )
 
 select * from final

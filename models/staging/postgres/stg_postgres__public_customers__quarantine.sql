@@ -2,12 +2,12 @@
 {#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
 with
 
-landed as (
-    select * from {{ source('postgres_landing', 'postgresql_server_public_customers') }}
+events as (
+    select * from {{ ref('base_postgres__public_customers') }}
 ),
 
 final as (
-    {{ cdc_debezium_rejects('landed', 'PostgreSQL_server.public.customers') }}
+    {{ cdc_debezium_rejects('events') }}
 )
 
 select * from final

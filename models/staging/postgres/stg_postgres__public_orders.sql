@@ -1,13 +1,14 @@
-{#- Staging of Kafka topic `shop.public.orders` (postgresql connector). -#}
+{#- Staging of Kafka topic `shop.public.orders` (postgresql connector): -#}
+{#- one row per change event, typed. -#}
 {#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
 with
 
-landed as (
-    select * from {{ source('postgres_landing', 'shop_public_orders') }}
+events as (
+    select * from {{ ref('base_postgres__public_orders') }}
 ),
 
 final as (
-    {{ cdc_debezium_changes('landed', 'shop.public.orders') }}
+    {{ cdc_debezium_changes('events', 'shop.public.orders') }}
 )
 
 select * from final

@@ -2,12 +2,12 @@
 {#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
 with
 
-landed as (
-    select * from {{ source('postgres_landing', 'shop_public_orders') }}
+events as (
+    select * from {{ ref('base_postgres__public_orders') }}
 ),
 
 final as (
-    {{ cdc_debezium_rejects('landed', 'shop.public.orders') }}
+    {{ cdc_debezium_rejects('events') }}
 )
 
 select * from final

@@ -1,13 +1,14 @@
-{#- Staging of Kafka topic `postgres.tpcch.district` (postgresql connector). -#}
+{#- Staging of Kafka topic `postgres.tpcch.district` (postgresql connector): -#}
+{#- one row per change event, typed. -#}
 {#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
 with
 
-landed as (
-    select * from {{ source('postgres_landing', 'postgres_tpcch_district') }}
+events as (
+    select * from {{ ref('base_postgres__tpcch_district') }}
 ),
 
 final as (
-    {{ cdc_debezium_changes('landed', 'postgres.tpcch.district') }}
+    {{ cdc_debezium_changes('events', 'postgres.tpcch.district') }}
 )
 
 select * from final

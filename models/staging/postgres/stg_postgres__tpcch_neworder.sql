@@ -1,13 +1,14 @@
-{#- Staging of Kafka topic `postgres.tpcch.neworder` (postgresql connector). -#}
+{#- Staging of Kafka topic `postgres.tpcch.neworder` (postgresql connector): -#}
+{#- one row per change event, typed. -#}
 {#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
 with
 
-landed as (
-    select * from {{ source('postgres_landing', 'postgres_tpcch_neworder') }}
+events as (
+    select * from {{ ref('base_postgres__tpcch_neworder') }}
 ),
 
 final as (
-    {{ cdc_debezium_changes('landed', 'postgres.tpcch.neworder') }}
+    {{ cdc_debezium_changes('events', 'postgres.tpcch.neworder') }}
 )
 
 select * from final

@@ -2,12 +2,12 @@
 {#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
 with
 
-landed as (
-    select * from {{ source('postgres_landing', 'postgres_tpcch_neworder') }}
+events as (
+    select * from {{ ref('base_postgres__tpcch_neworder') }}
 ),
 
 final as (
-    {{ cdc_debezium_rejects('landed', 'postgres.tpcch.neworder') }}
+    {{ cdc_debezium_rejects('events') }}
 )
 
 select * from final

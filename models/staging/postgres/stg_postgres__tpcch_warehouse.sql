@@ -1,13 +1,14 @@
-{#- Staging of Kafka topic `postgres.tpcch.warehouse` (postgresql connector). -#}
+{#- Staging of Kafka topic `postgres.tpcch.warehouse` (postgresql connector): -#}
+{#- one row per change event, typed. -#}
 {#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
 with
 
-landed as (
-    select * from {{ source('postgres_landing', 'postgres_tpcch_warehouse') }}
+events as (
+    select * from {{ ref('base_postgres__tpcch_warehouse') }}
 ),
 
 final as (
-    {{ cdc_debezium_changes('landed', 'postgres.tpcch.warehouse') }}
+    {{ cdc_debezium_changes('events', 'postgres.tpcch.warehouse') }}
 )
 
 select * from final

@@ -1,0 +1,170 @@
+{#-
+    Returns the select of a topic's base model: one row per landed record of
+    `topic` read from `relation` (the raw landing table), each value parsed
+    exactly once. On incremental runs only batches landed after the newest
+    one already staged are read: the filter is a literal, so Iceberg prunes
+    every older data file (see cdc_new_batches_filter).
+
+    One from_json reads the value with or without the JsonConverter's
+    {"schema": ..., "payload": ...} wrapper (the schema block is skipped, not
+    built). The row image (after for c/r/u, before for d, null for a truncate
+    t) comes out as typed columns with logical types decoded, then the CDC
+    metadata, the Kafka/landing coordinates and the quarantine verdict:
+    `_quarantine_reason` is null for a change event; otherwise it says why
+    the record is not one, and `_kafka_value` keeps the value as landed.
+    The staging and quarantine models are views over this table.
+-#}
+{% macro cdc_debezium_events(relation, topic) %}
+    {{- return(adapter.dispatch('cdc_debezium_events', 'cdc')(relation, topic)) -}}
+{% endmacro %}
+
+{% macro default__cdc_debezium_events(relation, topic) -%}
+    {%- set spec = cdc_topic_spec(topic) -%}
+    {%- set primary_key = spec.primary_key or [] -%}
+    {%- set row_expr =
+        "if(unwrapped._event.op = 'd', unwrapped._event.before, unwrapped._event.after)" -%}
+    select
+        -- row image
+        {%- for column in spec.columns %}
+        {%- set raw = _cdc_key_expr(column.name, spec, 'events.') if column.name in primary_key
+            else 'events._row.`' ~ column.name ~ '`' %}
+        {{ cdc_decode_column(raw, column) }} as `{{ column.name }}`,
+        {%- endfor %}
+        -- change-data-capture metadata
+        events._event.op as _cdc_op,
+        {{ cdc_source_position(spec, 'events._event.source', 'events.kafka_offset') }}
+            as _cdc_position,
+        coalesce(
+            cast({{ _cdc_present(spec.source_fields, 'snapshot', 'events._event.source', 'string') }}
+                as string),
+            'false'
+        ) != 'false' as _cdc_is_snapshot,
+        timestamp_millis({{ _cdc_present(spec.source_fields, 'ts_ms', 'events._event.source', 'bigint') }})
+            as _cdc_source_committed_at,
+        timestamp_millis({{ _cdc_present(spec.envelope_fields, 'ts_ms', 'events._event', 'bigint') }})
+            as _cdc_processed_at,
+        {{ _cdc_present(spec.envelope_fields, 'transaction', 'events._event', 'string', '.id') }}
+            as _cdc_transaction_id,
+        {%- for name in spec.source_fields %}
+        events._event.source.`{{ name }}` as {{ cdc_source_column_name(name) }},
+        {%- endfor %}
+        -- kafka and landing metadata
+        events.kafka_topic as _kafka_topic,
+        events.kafka_partition as _kafka_partition,
+        events.kafka_offset as _kafka_offset,
+        timestamp_millis(events.kafka_timestamp_ms) as _kafka_published_at,
+        events.kafka_key as _kafka_key,
+        events.landing_batch as _landing_batch,
+        timestamp_micros(events.landing_batch) as _landed_at,
+        {{ cdc_staged_at() }} as _staged_at,
+        -- quarantine verdict (null for a change event)
+        events._quarantine_reason,
+        events._quarantine_detail,
+        if(events._quarantine_reason is null, null, events.kafka_value) as _kafka_value,
+        events.landing_file as _landing_file,
+        events.landing_line as _landing_line
+    from (
+        select
+            judged.*,
+            if(judged._event.op = 'd', judged._event.before, judged._event.after) as _row
+        from (
+            select
+                unwrapped.*,
+                case
+                    when unwrapped.landing_error is not null then 'unreadable_landing_record'
+                    when unwrapped.kafka_value is null then 'tombstone'
+                    when unwrapped._message._unparsed is not null
+                        and json_object_keys(unwrapped.kafka_value) is null
+                        then 'malformed_json'
+                    when unwrapped._message._unparsed is not null then 'type_mismatch'
+                    when unwrapped._event is null then 'null_payload'
+                    when unwrapped._event.op is null then 'not_a_change_event'
+                    when unwrapped._event.op not in ('c', 'r', 'u', 'd', 't') then 'unsupported_op'
+                    {%- for key in primary_key %}
+                    when unwrapped._event.op != 't'
+                        and {{ _cdc_key_expr(key, spec, 'unwrapped.', row_expr) }} is null
+                        then 'missing_primary_key'
+                    {%- endfor %}
+                end as _quarantine_reason,
+                case
+                    when unwrapped.landing_error is not null then unwrapped.landing_error
+                    when unwrapped.kafka_value is null then null
+                    when unwrapped._message._unparsed is not null
+                        and json_object_keys(unwrapped.kafka_value) is not null
+                        then 'a field''s JSON type contradicts the generated schema:'
+                            || ' run `python -m python_helpers sync`'
+                    when unwrapped._event.op not in ('c', 'r', 'u', 'd', 't')
+                        then concat('op = ', unwrapped._event.op)
+                end as _quarantine_detail
+            from (
+                select
+                    parsed.*,
+                    {{ _cdc_unwrap('parsed._message', spec.envelope_fields) }} as _event
+                    {%- if spec.key_type %},
+                    {{ _cdc_unwrap('parsed._key_message', spec.key_fields) }} as _key
+                    {%- endif %}
+                from (
+                    select
+                        landed.*,
+                        from_json(
+                            landed.kafka_value,
+                            '{{ _cdc_wrapper_type(spec.value_type, true) }}',
+                            map('columnNameOfCorruptRecord', '_unparsed')
+                        ) as _message
+                        {%- if spec.key_type %},
+                        from_json(
+                            landed.kafka_key, '{{ _cdc_wrapper_type(spec.key_type, false) }}'
+                        ) as _key_message
+                        {%- endif %}
+                    from {{ relation }} as landed
+                    where {{ cdc_new_batches_filter('landed.landing_batch') }}
+                ) as parsed
+            ) as unwrapped
+        ) as judged
+    ) as events
+{%- endmacro %}
+
+{#- from_json type reading a value with or without the JsonConverter wrapper:
+    the wrapper's `schema` (only its type is read), `payload`, and the
+    envelope's own fields for values written without schemas. -#}
+{% macro _cdc_wrapper_type(inner_type, with_unparsed) -%}
+    struct<
+    {%- if with_unparsed %}`_unparsed`: string, {% endif -%}
+    `schema`: struct<`type`: string>, `payload`: {{ inner_type }}, {{ inner_type[7:-1] }}>
+{%- endmacro %}
+
+{#- The envelope (or key) struct of a parsed message: its payload when it came
+    in the JsonConverter wrapper, else its top-level fields. -#}
+{% macro _cdc_unwrap(message, fields) -%}
+    case
+        when {{ message }}.`schema` is not null or {{ message }}.payload is not null
+            then {{ message }}.payload
+        else named_struct(
+            {%- for field in fields %}
+            '{{ field }}', {{ message }}.`{{ field }}`{{ "," if not loop.last }}
+            {%- endfor %}
+        )
+    end
+{%- endmacro %}
+
+{#- The primary-key value of the row image, falling back to the Kafka key
+    (a delete without a full `before` image still names its key there). -#}
+{% macro _cdc_key_expr(key, spec, prefix='parsed.', row=none) -%}
+    {%- set row = row or prefix ~ '_row' -%}
+    {%- if key in (spec.key_fields or []) -%}
+        coalesce({{ row }}.`{{ key }}`, {{ prefix }}_key.`{{ key }}`)
+    {%- else -%}
+        {{ row }}.`{{ key }}`
+    {%- endif -%}
+{%- endmacro %}
+
+{#- `parent.field` when the generated schema has that field, else a typed
+    null: envelopes differ across Debezium versions (no `transaction` block
+    before 1.x, no `source.snapshot` in some). -#}
+{% macro _cdc_present(fields, field, parent, null_type, suffix='') -%}
+    {%- if field in fields -%}
+        {{ parent }}.`{{ field }}`{{ suffix }}
+    {%- else -%}
+        cast(null as {{ null_type }})
+    {%- endif -%}
+{%- endmacro %}
