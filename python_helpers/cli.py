@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from python_helpers.connect_schema import SchemaError, parse_schema
+from python_helpers.generate import GENERATED_MACRO, read_macro
 from python_helpers.jars import install_iceberg_jar
 from python_helpers.spark_types import fields_ddl, raw_type
 from python_helpers.sync import sync
@@ -42,7 +43,9 @@ def _cmd_land(args: argparse.Namespace) -> int:
 
     landing = _landing(args.landing)
     print(f"landing {landing} (Spark starting)", flush=True)
-    reports = land_all(local_spark(), landing, lambda line: print(line, flush=True))
+    macro = Path(GENERATED_MACRO)
+    known = read_macro(macro.read_text(encoding="utf-8")) if macro.exists() else {}
+    reports = land_all(local_spark(), landing, lambda line: print(line, flush=True), known)
     header = ("topic", "files", "unchanged", "read", "landed", "already", "unreadable", "s")
     print(f"{header[0]:<40}" + "".join(f"{h:>11}" for h in header[1:]))
     for r in reports:

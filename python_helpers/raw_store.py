@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -88,6 +88,7 @@ class ManifestEntry:
     mtime_ns: int
     sha256: str
     lines: int
+    batch: int
 
 
 @dataclass(frozen=True)
@@ -144,34 +145,29 @@ def _sha256(path: Path, limit: int | None = None) -> str:
     return digest.hexdigest()
 
 
-def _manifest(spark: SparkSession, table: str) -> dict[str, ManifestEntry]:
+def read_manifest(spark: SparkSession) -> dict[str, dict[str, ManifestEntry]]:
+    """The newest manifest entry of every landed file, per raw table."""
     rows = spark.sql(
-        f"select landing_file, max_by(struct(*), landing_batch) as entry"
-        f" from {RAW_SCHEMA}.{MANIFEST_TABLE} where raw_table = '{table}'"
-        " group by landing_file"
+        f"select raw_table, landing_file, max_by(struct(*), landing_batch) as entry"
+        f" from {RAW_SCHEMA}.{MANIFEST_TABLE} group by raw_table, landing_file"
     ).collect()
-    return {
-        row.landing_file: ManifestEntry(
-            row.entry.file_size, row.entry.file_mtime_ns, row.entry.file_sha256, row.entry.lines
+    manifest: dict[str, dict[str, ManifestEntry]] = {}
+    for row in rows:
+        entry = row.entry
+        manifest.setdefault(row.raw_table, {})[row.landing_file] = ManifestEntry(
+            entry.file_size, entry.file_mtime_ns, entry.file_sha256, entry.lines, entry.landing_batch
         )
-        for row in rows
-    }
+    return manifest
 
 
-def _roll_back_uncommitted(spark: SparkSession, table: str) -> int:
-    """Delete batches of ``table`` that have no manifest rows."""
-    committed = spark.sql(
-        f"select coalesce(max(landing_batch), -1) from {RAW_SCHEMA}.{MANIFEST_TABLE}"
-        f" where raw_table = '{table}'"
-    ).first()
-    assert committed is not None
-    stale = spark.sql(
-        f"select count(*) from {RAW_SCHEMA}.{table} where landing_batch > {committed[0]}"
-    ).first()
-    assert stale is not None
-    if stale[0]:
-        spark.sql(f"delete from {RAW_SCHEMA}.{table} where landing_batch > {committed[0]}")
-    return int(stale[0])
+def _roll_back_uncommitted(spark: SparkSession, table: str, committed: int) -> int:
+    """Delete the batches of ``table`` newer than its last committed one."""
+    newest = spark.sql(f"select max(landing_batch) from {RAW_SCHEMA}.{table}").first()
+    assert newest is not None
+    if newest[0] is None or newest[0] <= committed:
+        return 0
+    spark.sql(f"delete from {RAW_SCHEMA}.{table} where landing_batch > {committed}")
+    return 1
 
 
 def plan_files(
@@ -267,17 +263,49 @@ def read_batch(spark: SparkSession, topic: str, plans: list[FilePlan], batch: in
     )
 
 
-def _repair_duplicates(spark: SparkSession, table: str, batch: int) -> int:
+@dataclass(frozen=True)
+class BatchSummary:
+    """Narrow facts about a batch just written, from one scan of it."""
+
+    records: int
+    unreadable: int
+    last_lines: dict[str, int]
+    ranges: list[tuple[int, int, int]]  # (partition, first offset, last offset)
+
+
+def _summarise(spark: SparkSession, table: str, batch: int) -> BatchSummary:
+    rows = spark.sql(
+        f"select landing_file, kafka_partition, count(*) as records,"
+        " count(landing_error) as unreadable, max(landing_line) as last_line,"
+        " min(kafka_offset) as first_offset, max(kafka_offset) as last_offset"
+        f" from {RAW_SCHEMA}.{table} where landing_batch = {batch}"
+        " group by landing_file, kafka_partition"
+    ).collect()
+    last_lines: dict[str, int] = {}
+    spans: dict[int, tuple[int, int]] = {}
+    for row in rows:
+        last_lines[row.landing_file] = max(last_lines.get(row.landing_file, 0), row.last_line + 1)
+        if row.kafka_partition is not None and row.first_offset is not None:
+            low, high = spans.get(row.kafka_partition, (row.first_offset, row.last_offset))
+            spans[row.kafka_partition] = (
+                min(low, row.first_offset),
+                max(high, row.last_offset),
+            )
+    return BatchSummary(
+        records=sum(row.records for row in rows),
+        unreadable=sum(row.unreadable for row in rows),
+        last_lines=last_lines,
+        ranges=[(p, low, high) for p, (low, high) in sorted(spans.items())],
+    )
+
+
+def _repair_duplicates(spark: SparkSession, table: str, batch: int, summary: BatchSummary) -> int:
     """Delete the records of ``batch`` that were landed before or occur
     twice in it; returns how many."""
     name = f"{RAW_SCHEMA}.{table}"
-    ranges = spark.sql(
-        f"select kafka_partition, min(kafka_offset), max(kafka_offset) from {name}"
-        f" where landing_batch = {batch} and kafka_offset is not null"
-        " and kafka_partition is not null group by kafka_partition"
-    ).collect()
     in_range = " or ".join(
-        f"(kafka_partition = {p} and kafka_offset between {lo} and {hi})" for p, lo, hi in ranges
+        f"(kafka_partition = {p} and kafka_offset between {lo} and {hi})"
+        for p, lo, hi in summary.ranges
     )
     spark.sql(
         f"""
@@ -334,16 +362,10 @@ def _commit(
     table: str,
     plans: list[FilePlan],
     hashes: dict[str, Future[str]],
+    summary: BatchSummary,
     batch: int,
 ) -> None:
     """Write the manifest rows of the batch (this commits it)."""
-    last_lines = {
-        row.landing_file: int(row.last) + 1
-        for row in spark.sql(
-            f"select landing_file, max(landing_line) as last from {RAW_SCHEMA}.{table}"
-            f" where landing_batch = {batch} group by landing_file"
-        ).collect()
-    }
     rows = [
         (
             table,
@@ -351,22 +373,13 @@ def _commit(
             p.size,
             p.mtime_ns,
             hashes[p.file.relative].result(),
-            max(last_lines.get(p.file.relative, 0), p.start_line),
+            max(summary.last_lines.get(p.file.relative, 0), p.start_line),
             batch,
         )
         for p in plans
     ]
     frame = spark.createDataFrame(rows, _ddl(MANIFEST_COLUMNS))
     frame.writeTo(f"{RAW_SCHEMA}.{MANIFEST_TABLE}").append()
-
-
-def _counts(spark: SparkSession, table: str, batch: int) -> tuple[int, int]:
-    row = spark.sql(
-        f"select count(*), count(landing_error) from {RAW_SCHEMA}.{table}"
-        f" where landing_batch = {batch}"
-    ).first()
-    assert row is not None
-    return int(row[0]), int(row[1])
 
 
 @contextmanager
@@ -383,32 +396,36 @@ def _one_task_per_file(spark: SparkSession) -> Iterator[None]:
 
 
 def land_topic(
-    spark: SparkSession, topic_dir: Path, batch: int, hasher: ThreadPoolExecutor
+    spark: SparkSession,
+    topic_dir: Path,
+    batch: int,
+    manifest: dict[str, ManifestEntry],
+    hasher: ThreadPoolExecutor,
 ) -> LandingReport:
     """Land the new records of one topic folder as batch ``batch``."""
     started = time.monotonic()
     topic = topic_dir.name
     table = raw_table_name(topic)
     _create_table(spark, f"{RAW_SCHEMA}.{table}", RAW_COLUMNS)
-    _roll_back_uncommitted(spark, table)
-    plans, unchanged = plan_files(topic_files(topic_dir), _manifest(spark, table))
+    _roll_back_uncommitted(spark, table, max((e.batch for e in manifest.values()), default=-1))
+    plans, unchanged = plan_files(topic_files(topic_dir), manifest)
     if not plans:
         return LandingReport(topic, table, 0, unchanged, 0, 0, 0, 0, time.monotonic() - started)
     hashes = {p.file.relative: hasher.submit(_sha256, p.file.path) for p in plans}
     with _one_task_per_file(spark):
         read_batch(spark, topic, plans, batch).writeTo(f"{RAW_SCHEMA}.{table}").append()
-    read, unreadable = _counts(spark, table, batch)
-    duplicates = _repair_duplicates(spark, table, batch)
-    _commit(spark, table, plans, hashes, batch)
+    summary = _summarise(spark, table, batch)
+    duplicates = _repair_duplicates(spark, table, batch, summary)
+    _commit(spark, table, plans, hashes, summary, batch)
     return LandingReport(
         topic,
         table,
         len(plans),
         unchanged,
-        read,
-        read - duplicates,
+        summary.records,
+        summary.records - duplicates,
         duplicates,
-        unreadable,
+        summary.unreadable,
         time.monotonic() - started,
     )
 
@@ -432,10 +449,16 @@ def land_all(
     spark: SparkSession,
     landing: Path,
     progress: Callable[[str], Any] | None = None,
+    known_topics: Iterable[str] = (),
 ) -> list[LandingReport]:
-    """Land every topic folder of ``landing`` as one batch."""
+    """Land every topic folder of ``landing`` as one batch. Raw tables of
+    ``known_topics`` (the project's generated specs) that the landing has
+    no folder for are created empty, so their models build."""
     prepare(spark)
+    for topic in known_topics:
+        _create_table(spark, f"{RAW_SCHEMA}.{raw_table_name(topic)}", RAW_COLUMNS)
     batch = next_batch_id(spark)
+    manifest = read_manifest(spark)
     tables: dict[str, str] = {}
     reports = []
     folders = topic_dirs(landing)
@@ -447,7 +470,7 @@ def land_all(
                     f"topics {tables[table]!r} and {topic_dir.name!r} map to the "
                     f"same raw table {table!r}; rename one folder"
                 )
-            report = land_topic(spark, topic_dir, batch, hasher)
+            report = land_topic(spark, topic_dir, batch, manifest.get(table, {}), hasher)
             if progress is not None:
                 progress(
                     f"[{number}/{len(folders)}] {report.topic}: {report.landed} new of "

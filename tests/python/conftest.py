@@ -1,8 +1,11 @@
-"""Shared paths for the Python tests."""
+"""Shared paths and the in-process Spark session for the Python tests."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -10,8 +13,30 @@ PROJECT = Path(__file__).resolve().parents[2]
 SAMPLE_LANDING = PROJECT / "sample_landing"
 PRODUCTS_TOPIC = "fullfillment.inventory.products"
 ORDERS_TOPIC = "shop.public.orders"
+# The in-process session has a metastore of its own: the end-to-end tests
+# run dbt in other processes on another state folder.
+UNIT_STATE = PROJECT / ".state" / "pytest-unit"
 
 
 @pytest.fixture()
 def project() -> Path:
     return PROJECT
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    """One embedded Spark session (the profile's settings) for all tests."""
+    from python_helpers.jars import install_iceberg_jar
+    from python_helpers.spark_session import local_spark
+
+    os.environ["CDC_STATE_DIR"] = str(UNIT_STATE)
+    install_iceberg_jar(UNIT_STATE)
+    previous = Path.cwd()
+    os.chdir(PROJECT)  # the profile's paths are relative to the project
+    try:
+        session = local_spark(PROJECT)
+        session.sql("create database if not exists cdc_landing")
+        yield session
+        session.stop()
+    finally:
+        os.chdir(previous)

@@ -34,6 +34,7 @@ from reference_model import (
 pytestmark = pytest.mark.spark
 
 STATE = PROJECT / ".state" / "pytest"
+FULL_TESTS = ("--vars", "{cdc_test_scope: all}")  # dbt tests check every row
 PRODUCTS_FILE = SAMPLE_LANDING / PRODUCTS_TOPIC / "flink-pg-products-schema-include.jsonl"
 ORDERS_FILE = SAMPLE_LANDING / ORDERS_TOPIC / "orders-kcat.jsonl"
 FLINK_EXPECTED = (
@@ -140,10 +141,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     shutil.rmtree(STATE, ignore_errors=True)
     _helpers("jars")
     _helpers("land", "--landing", str(_partial_landing(tmp_path_factory.mktemp("landing"))))
-    _dbt("build")
+    _dbt("build", *FULL_TESTS)
     first = _export()
     _helpers("land", "--landing", str(SAMPLE_LANDING))
-    _dbt("build")
+    _dbt("build", *FULL_TESTS)
     second = _export()
     _dbt("run")
     third = _export()

@@ -1,25 +1,31 @@
-"""Landing contract: kcat and plain files, nothing dropped, idempotent."""
+"""Landing contract on real Spark: kcat and plain files, nothing dropped,
+idempotent, duplicates found across and within batches, grown files read
+from where they stopped, uncommitted batches rolled back."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
+import pytest
 from conftest import ORDERS_TOPIC, PRODUCTS_TOPIC, SAMPLE_LANDING
 
-from python_helpers.landing import read_topic
-from python_helpers.raw_store import land_all
+from python_helpers.landing import count_lines, topic_files
+from python_helpers.raw_store import RAW_SCHEMA, land_all, plan_files
+
+pytestmark = pytest.mark.spark
 
 
-def _write(path: Path, lines: list[str]) -> None:
+def _write(path: Path, lines: list[str], end: str = "\n") -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    path.write_text("".join(line + end for line in lines), encoding="utf-8")
 
 
-def _kcat(offset: int, payload: str | None, key: str | None = None) -> str:
+def _kcat(offset: int, payload: str | None, key: str | None = None, partition: int = 0) -> str:
     record = {
         "topic": "t",
-        "partition": 0,
+        "partition": partition,
         "offset": offset,
         "ts": 1000 + offset,
         "key": key,
@@ -28,58 +34,117 @@ def _kcat(offset: int, payload: str | None, key: str | None = None) -> str:
     return json.dumps(record)
 
 
-def test_plain_file_offsets_continue_across_files(tmp_path: Path) -> None:
-    _write(tmp_path / "t" / "a.jsonl", ['{"a": 1}', "", '{"a": 2}'])
+def _rows(spark: Any, table: str) -> list[dict[str, Any]]:
+    frame = spark.table(f"{RAW_SCHEMA}.{table}").orderBy("landing_file", "landing_line")
+    return [row.asDict() for row in frame.collect()]
+
+
+@pytest.fixture()
+def fresh(spark: Any) -> Any:
+    for row in spark.sql(f"show tables in {RAW_SCHEMA}").collect():
+        spark.sql(f"drop table if exists {RAW_SCHEMA}.{row.tableName} purge")
+    return spark
+
+
+def test_plain_file_offsets_continue_across_files(fresh: Any, tmp_path: Path) -> None:
+    _write(tmp_path / "t" / "a.jsonl", ['{"a": 1}', "", '{"a": 2}'], end="\r\n")
     _write(tmp_path / "t" / "b.jsonl", ['{"a": 3}'])
-    records = list(read_topic(tmp_path / "t"))
-    assert [(r.kafka_partition, r.kafka_offset) for r in records] == [
+    land_all(fresh, tmp_path)
+    rows = _rows(fresh, "t")
+    assert [(r["kafka_partition"], r["kafka_offset"]) for r in rows] == [
         (0, 0),
         (0, 1),
         (0, 2),
         (0, 3),
     ]
-    assert records[1].kafka_value is None  # empty line = tombstone
-    assert records[3].landing_file == "t/b.jsonl"
+    assert rows[1]["kafka_value"] is None  # empty line = tombstone
+    assert rows[0]["kafka_value"] == '{"a": 1}'  # no \r left
+    assert rows[3]["landing_file"] == "t/b.jsonl"
 
 
-def test_kcat_file_keeps_key_timestamp_and_unreadable_lines(tmp_path: Path) -> None:
-    _write(
-        tmp_path / "t" / "dump.jsonl", [_kcat(5, '{"x":1}', '{"id":1}'), "{broken", _kcat(6, None)]
-    )
-    records = list(read_topic(tmp_path / "t"))
-    assert len(records) == 3
-    assert (records[0].kafka_offset, records[0].kafka_key, records[0].kafka_timestamp_ms) == (
+def test_kcat_file_keeps_key_timestamp_and_unreadable_lines(fresh: Any, tmp_path: Path) -> None:
+    lines = [_kcat(5, '{"x":1}', '{"id":1}'), "{broken", "", _kcat(6, None)]
+    _write(tmp_path / "t" / "dump.jsonl", lines)
+    report = land_all(fresh, tmp_path)[0]
+    assert (report.read, report.landed, report.unreadable) == (3, 3, 1)
+    rows = _rows(fresh, "t")
+    assert [r["landing_line"] for r in rows] == [0, 1, 3]  # the empty line is no record
+    assert (rows[0]["kafka_offset"], rows[0]["kafka_key"], rows[0]["kafka_timestamp_ms"]) == (
         5,
         '{"id":1}',
         1005,
     )
-    assert records[1].landing_error is not None and records[1].kafka_value == "{broken"
-    assert records[2].kafka_value is None
+    assert rows[1]["landing_error"] is not None and rows[1]["kafka_value"] == "{broken"
+    assert rows[2]["kafka_value"] is None and rows[2]["landing_error"] is None
 
 
-def test_landing_twice_adds_nothing(tmp_path: Path) -> None:
-    raw = tmp_path / "raw"
-    first = {r.topic: r for r in land_all(SAMPLE_LANDING, raw)}
-    second = {r.topic: r for r in land_all(SAMPLE_LANDING, raw)}
+def test_landing_twice_adds_nothing_and_reads_nothing(fresh: Any) -> None:
+    first = {r.topic: r for r in land_all(fresh, SAMPLE_LANDING)}
+    second = {r.topic: r for r in land_all(fresh, SAMPLE_LANDING)}
     assert first[PRODUCTS_TOPIC].landed == 16
     assert first[ORDERS_TOPIC].landed == first[ORDERS_TOPIC].read == 11
-    assert all(r.landed == 0 and r.already_landed == r.read for r in second.values())
-    stored = sum(1 for _ in (raw / "shop_public_orders").glob("batch-*.jsonl"))
-    assert stored == 1
+    assert all(r.read == 0 and r.files_unchanged == 1 for r in second.values())
+    batches = fresh.sql(
+        f"select count(distinct landing_batch) from {RAW_SCHEMA}.shop_public_orders"
+    ).first()[0]
+    assert batches == 1
 
 
-def test_overlapping_dump_lands_only_new_offsets(tmp_path: Path) -> None:
-    raw = tmp_path / "raw"
+def test_overlapping_dumps_land_only_new_coordinates(fresh: Any, tmp_path: Path) -> None:
     _write(tmp_path / "l1" / "t" / "a.jsonl", [_kcat(0, "{}"), _kcat(1, "{}")])
+    # b repeats offset 1 (landed before) and c repeats offset 2 of b (same batch)
     _write(tmp_path / "l2" / "t" / "b.jsonl", [_kcat(1, "{}"), _kcat(2, "{}")])
-    land_all(tmp_path / "l1", raw)
-    report = land_all(tmp_path / "l2", raw)[0]
-    assert (report.read, report.landed, report.already_landed) == (2, 1, 1)
-    rows = [
-        json.loads(line)
-        for p in sorted((raw / "t").glob("*.jsonl"))
-        for line in p.read_text().splitlines()
+    _write(tmp_path / "l2" / "t" / "c.jsonl", [_kcat(2, "{}"), _kcat(0, "{}", partition=1)])
+    land_all(fresh, tmp_path / "l1")
+    report = land_all(fresh, tmp_path / "l2")[0]
+    assert (report.read, report.landed, report.already_landed) == (4, 2, 2)
+    rows = _rows(fresh, "t")
+    assert sorted((r["kafka_partition"], r["kafka_offset"]) for r in rows) == [
+        (0, 0),
+        (0, 1),
+        (0, 2),
+        (1, 0),
     ]
-    assert sorted(r["kafka_offset"] for r in rows) == [0, 1, 2]
     batches = sorted({r["landing_batch"] for r in rows})
     assert len(batches) == 2 and batches[0] < batches[1]
+
+
+def test_a_grown_file_is_read_from_its_last_line(fresh: Any, tmp_path: Path) -> None:
+    path = tmp_path / "t" / "a.jsonl"
+    _write(path, [_kcat(0, "{}"), _kcat(1, "{}")])
+    land_all(fresh, tmp_path)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(_kcat(2, "{}") + "\n" + _kcat(3, "{}") + "\n")
+    report = land_all(fresh, tmp_path)[0]
+    # only the last landed line (re-read in case it was partial) and the new ones
+    assert (report.read, report.landed, report.already_landed) == (3, 2, 1)
+    assert [r["kafka_offset"] for r in _rows(fresh, "t")] == [0, 1, 2, 3]
+
+
+def test_an_uncommitted_batch_is_rolled_back_and_landed_again(
+    fresh: Any, tmp_path: Path
+) -> None:
+    _write(tmp_path / "t" / "a.jsonl", [_kcat(0, "{}"), _kcat(1, "{}")])
+    land_all(fresh, tmp_path)
+    # a landing that died after writing rows but before its manifest rows
+    fresh.sql(
+        f"insert into {RAW_SCHEMA}.t select kafka_topic, kafka_partition, kafka_offset + 10,"
+        " kafka_timestamp_ms, kafka_key, kafka_value, landing_file, landing_line,"
+        f" landing_error, landing_batch + 1 from {RAW_SCHEMA}.t"
+    )
+    _write(tmp_path / "t" / "b.jsonl", [_kcat(2, "{}")])
+    land_all(fresh, tmp_path)
+    assert [r["kafka_offset"] for r in _rows(fresh, "t")] == [0, 1, 2]
+
+
+def test_plan_skips_unchanged_files_and_counts_plain_lines(tmp_path: Path) -> None:
+    _write(tmp_path / "t" / "a.jsonl", ["{}", "", "{}"])
+    path = tmp_path / "t" / "b.jsonl"
+    path.write_bytes(b"{}\r\n{}\r{}")
+    assert count_lines(path) == 3
+    plans, unchanged = plan_files(topic_files(tmp_path / "t"), {})
+    assert unchanged == 0
+    assert [(p.file.path.name, p.first_offset, p.start_line) for p in plans] == [
+        ("a.jsonl", 0, 0),
+        ("b.jsonl", 3, 0),
+    ]
