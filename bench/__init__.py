@@ -1,0 +1,1 @@
+"""Benchmark of the data path (``make bench``): generator, runners, report."""

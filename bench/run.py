@@ -1,0 +1,257 @@
+"""``make bench``: the data path against the ceiling and the alternatives.
+
+One run, on one generated landing, every step a whole process (JVM start
+included), timed with its peak memory (resident set of the process and its
+children, sampled every 0.1 s):
+
+1. ceiling: one pyspark process (``bench.spark_jobs ceiling``);
+2. ours, first build: ``sync``, ``land``, ``dbt run`` on a copy of the
+   project holding only the benchmark topic;
+3. staging decode rates (``bench.spark_jobs decode``);
+4. ours, incremental: the same three after a 1 % batch, then with nothing new.
+
+Prints a table and writes ``bench/results/bench-<N>.{md,csv}`` and the plot
+``bench/results/cost.png`` (seconds against events, every size measured).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+
+from bench.generate import TOPIC, generate
+
+REPO = Path(__file__).resolve().parents[1]
+RESULTS = REPO / "bench" / "results"
+COPIED = ("dbt_project.yml", "profiles", "macros", "tests/dbt", "models/docs")
+
+
+@dataclass
+class Step:
+    name: str
+    seconds: float
+    peak_bytes: int
+
+
+def _tree_rss(process: psutil.Process) -> int:
+    total = 0
+    for member in [process, *process.children(recursive=True)]:
+        try:
+            total += member.memory_info().rss
+        except psutil.Error:
+            pass
+    return total
+
+
+def run_step(name: str, args: list[str], cwd: Path, env: dict[str, str]) -> Step:
+    """Run one whole process; its wall time and peak memory."""
+    started = time.monotonic()
+    child = subprocess.Popen(
+        args, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    peak = 0
+    watched = psutil.Process(child.pid)
+
+    def sample() -> None:
+        nonlocal peak
+        while child.poll() is None:
+            try:
+                peak = max(peak, _tree_rss(watched))
+            except psutil.Error:
+                break
+            time.sleep(0.1)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    output, _ = child.communicate()
+    sampler.join()
+    seconds = time.monotonic() - started
+    if child.returncode != 0:
+        raise SystemExit(f"{name} failed ({' '.join(args)}):\n{output[-5000:]}")
+    print(f"  {name:<34} {seconds:8.1f} s  {peak / 2**30:6.2f} GiB", flush=True)
+    return Step(name, seconds, peak)
+
+
+def _project_copy(work: Path) -> Path:
+    project = work / "project"
+    if project.exists():
+        shutil.rmtree(project)
+    for item in COPIED:
+        source = REPO / item
+        target = project / item
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, target)
+        else:
+            shutil.copy(source, target)
+    generated = project / "macros" / "generated" / "cdc_topic_schemas.sql"
+    generated.unlink()  # only the benchmark topic, scaffolded by sync
+    return project
+
+
+def machine() -> str:
+    memory = psutil.virtual_memory().total / 2**30
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{os.cpu_count()} cores ({cpu}), {memory:.0f} GiB, Python {platform.python_version()}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--events", type=int, default=300_000)
+    args = parser.parse_args()
+    n = args.events
+    increment = max(1, n // 100)
+    work = REPO / ".state" / "bench" / str(n)
+    if work.exists():
+        shutil.rmtree(work)
+    print(f"generating {n} events (+{increment}) under {work}", flush=True)
+    sizes = generate(work / "data", n, increment)
+    landing = work / "data" / "landing"
+    project = _project_copy(work)
+    env = os.environ | {
+        "CDC_STATE_DIR": str(project / ".state"),
+        "DBT_PROFILES_DIR": "profiles",
+        "PYTHONPATH": str(REPO),
+        "CDC_LANDING_DIR": str(landing),
+    }
+    python = sys.executable
+    dbt = str(Path(python).parent / "dbt")
+    helpers = [python, "-m", "python_helpers"]
+    subprocess.run([*helpers, "jars"], cwd=project, env=env, check=True, capture_output=True)
+
+    def ours(label: str) -> list[Step]:
+        return [
+            run_step(f"{label}: sync", [*helpers, "sync"], project, env),
+            run_step(f"{label}: land", [*helpers, "land"], project, env),
+            run_step(f"{label}: dbt run", [dbt, "run"], project, env),
+        ]
+
+    steps: dict[str, list[Step]] = {}
+    steps["ceiling"] = [
+        run_step(
+            "ceiling (one pyspark process)",
+            [python, "-m", "bench.spark_jobs", "ceiling", str(landing), str(work / "ceiling")],
+            REPO,
+            env,
+        )
+    ]
+    steps["ours, full"] = ours("full")
+    decode_out = work / "decode.json"
+    run_step(
+        "decode rates",
+        [
+            python, "-m", "bench.spark_jobs", "decode", str(project),
+            "cdc_landing." + TOPIC.replace(".", "_"), str(n), str(decode_out),
+        ],
+        REPO,
+        env,
+    )
+    for path in (work / "data" / "increment" / TOPIC).glob("*.jsonl"):
+        shutil.copy(path, landing / TOPIC / path.name)
+    steps["ours, 1 % batch"] = ours("1 % batch")
+    steps["ours, nothing new"] = ours("nothing new")
+    decode = json.loads(decode_out.read_text(encoding="utf-8"))
+    report(n, sizes, steps, decode)
+
+
+def report(
+    n: int, sizes: dict[str, int], steps: dict[str, list[Step]], decode: dict[str, dict[str, float]]
+) -> None:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    ceiling = sum(s.seconds for s in steps["ceiling"])
+    full = sum(s.seconds for s in steps["ours, full"])
+    lines = [
+        f"# Benchmark: {n:,} events",
+        "",
+        f"- machine: {machine()}",
+        f"- landing: {sizes['landing'] / 1e6:,.0f} MB ({sizes['landing'] / n:,.0f} bytes/event,"
+        f" kcat form, 4 partitions, {n // 10:,} keys); 1 % batch: {sizes['increment'] / 1e6:,.1f} MB",
+        f"- measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, whole processes",
+        "",
+        "| run | step | events | seconds | events/s | peak memory | × ceiling | × full |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    rows = []
+    for run, items in steps.items():
+        events = n if run in ("ceiling", "ours, full") else (n // 100 if "1 %" in run else 0)
+        for step in items:
+            rows.append((run, step.name, events, step.seconds, step.peak_bytes))
+        total = sum(s.seconds for s in items)
+        peak = max(s.peak_bytes for s in items)
+        rows.append((run, "**total**", events, total, peak))
+    for run, name, events, seconds, peak in rows:
+        rate = f"{events / seconds:,.0f}" if events else "–"
+        lines.append(
+            f"| {run} | {name} | {events:,} | {seconds:.1f} | {rate} | {peak / 2**30:.2f} GiB |"
+            + (f" {seconds / ceiling:.2f} | {seconds / full:.2f} |" if "total" in name else " | |")
+        )
+    lines += ["", "| staging decode (same landed values) | seconds | events/s | × ceiling |",
+              "|---|---:|---:|---:|"]
+    ceiling_rate = decode["ceiling decode (from_json, known schema)"]["events_per_s"]
+    for name, measured in decode.items():
+        lines.append(
+            f"| {name} | {measured['seconds']:.1f} | {measured['events_per_s']:,.0f} |"
+            f" {measured['events_per_s'] / ceiling_rate:.2f} |"
+        )
+    text = "\n".join(lines) + "\n"
+    print(text)
+    (RESULTS / f"bench-{n}.md").write_text(text, encoding="utf-8")
+    with (RESULTS / f"bench-{n}.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["events", "run", "step", "step_events", "seconds", "peak_bytes"])
+        for run, name, events, seconds, peak in rows:
+            writer.writerow([n, run, name.strip("*"), events, f"{seconds:.2f}", peak])
+        for name, measured in decode.items():
+            writer.writerow([n, "decode", name, n, f"{measured['seconds']:.2f}", ""])
+    plot()
+
+
+def plot() -> None:
+    """Seconds against events for every benchmark size measured so far."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    series: dict[str, list[tuple[int, float]]] = {}
+    for path in RESULTS.glob("bench-*.csv"):
+        with path.open(encoding="utf-8") as handle:
+            for row in csv.DictReader(handle):
+                if row["step"] == "total":
+                    series.setdefault(row["run"], []).append(
+                        (int(row["events"]), float(row["seconds"]))
+                    )
+    figure, axes = plt.subplots(figsize=(7, 4.5))
+    for run, points in sorted(series.items()):
+        points.sort()
+        axes.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=run)
+    axes.set_xlabel("events in the landing")
+    axes.set_ylabel("seconds (whole processes)")
+    axes.set_title(f"cdc-dbt-spark: cost against size ({machine().split(' (')[0]})")
+    axes.grid(True, alpha=0.3)
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(RESULTS / "cost.png", dpi=110)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,180 @@
+"""The Spark jobs the benchmark compares with the project's own path.
+
+* ``ceiling``: one pyspark process doing only what the job needs — read the
+  kcat lines, ``from_json`` the value with the known schema, decode the
+  logical types, keep the newest event per key, write parquet.
+* ``decode``: staging decode rates on the same landed values, in one
+  session: the project's compiled base-model SQL, the ceiling's decode, one
+  ``get_json_object`` per column, and schema inference
+  (``spark.read.json`` without a schema).
+
+Run as ``python -m bench.spark_jobs ceiling LANDING OUT`` or
+``python -m bench.spark_jobs decode PROJECT_COPY RAW_TABLE EVENTS OUT.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROW = (
+    "account_id bigint, owner_name string, email string, balance string, opened_on int,"
+    " updated_at bigint, synced_at string, profile string, is_active boolean, notes string"
+)
+
+
+def _row_type() -> str:
+    return "struct<" + ", ".join(
+        f"{name}: {kind}" for name, kind in (c.strip().split(" ") for c in ROW.split(","))
+    ) + ">"
+
+
+def envelope_type() -> str:
+    row = _row_type()
+    return (
+        f"struct<payload: struct<before: {row}, after: {row},"
+        " source: struct<lsn: bigint, ts_ms: bigint>, op: string>>"
+    )
+
+
+def _decimal(column: str) -> str:
+    """Decimal(14,2) from base64 two's complement (fits 64 bits here)."""
+    hex_text = f"hex(unbase64({column}))"
+    return (
+        f"cast((cast(conv({hex_text}, 16, 10) as decimal(38, 0))"
+        f" - if(substr({hex_text}, 1, 1) >= '8',"
+        f" cast(pow(2, 4 * length({hex_text})) as decimal(38, 0)), 0))"
+        " / 100 as decimal(14, 2))"
+    )
+
+
+def decoded_columns(row: str) -> str:
+    return ", ".join(
+        [
+            f"{row}.account_id",
+            f"{row}.owner_name",
+            f"{row}.email",
+            f"{_decimal(row + '.balance')} as balance",
+            f"date_from_unix_date({row}.opened_on) as opened_on",
+            f"timestamp_micros({row}.updated_at) as updated_at",
+            f"cast({row}.synced_at as timestamp) as synced_at",
+            f"{row}.profile",
+            f"{row}.is_active",
+            f"{row}.notes",
+        ]
+    )
+
+
+def _session() -> Any:
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .config("spark.driver.memory", "3g")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.sql.session.timeZone", "UTC")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+def ceiling(landing: Path, out: Path) -> None:
+    spark = _session()
+    spark.read.text(str(landing / "*" / "*.jsonl")).createOrReplaceTempView("lines")
+    spark.sql(
+        f"""
+        with kcat as (
+            select from_json(value, 'struct<offset: bigint, payload: string>') as k from lines
+        ),
+        events as (
+            select k.offset, from_json(k.payload, '{envelope_type()}').payload as e from kcat
+        ),
+        rows as (
+            select
+                e.op,
+                struct(e.source.lsn, offset) as position,
+                if(e.op = 'd', e.before, e.after) as r
+            from events
+        ),
+        newest as (
+            select max_by(struct(op, r), position) as n from rows group by r.account_id
+        )
+        select {decoded_columns('n.r')} from newest where n.op != 'd'
+        """
+    ).write.mode("overwrite").parquet(str(out))
+
+
+def _time(action: Any) -> float:
+    best = float("inf")
+    for _ in range(2):  # the first round warms the JVM up
+        started = time.monotonic()
+        action()
+        best = min(best, time.monotonic() - started)
+    return best
+
+
+def decode(project: Path, raw_table: str, events: int, out: Path) -> None:
+    import os
+
+    os.chdir(project)
+    sys.path.insert(0, str(project))
+    from python_helpers.spark_session import local_spark
+
+    spark = local_spark(project)
+    spark.sparkContext.setLogLevel("ERROR")
+    values = spark.table(raw_table).select("kafka_value", "kafka_offset")
+    values.createOrReplaceTempView("values_landed")
+    compiled = next((project / "target" / "compiled").rglob("base_*accounts.sql"))
+    ours = compiled.read_text(encoding="utf-8")
+
+    def noop(sql: str) -> Any:
+        return lambda: spark.sql(sql).write.format("noop").mode("overwrite").save()
+
+    def inferred() -> None:
+        frame = spark.read.json(spark.table("values_landed").rdd.map(lambda r: r.kafka_value))
+        frame.createOrReplaceTempView("inferred")
+        spark.sql(
+            "select payload.op, payload.source.lsn,"
+            f" {decoded_columns('payload.after')} from inferred"
+        ).write.format("noop").mode("overwrite").save()
+
+    per_column = "named_struct(" + ", ".join(
+        f"'{name}', cast(get_json_object(kafka_value, '$.payload.after.{name}') as {kind})"
+        for name, kind in (c.strip().split(" ") for c in ROW.split(","))
+    ) + ") as c"
+    results = {
+        "ours (compiled base model)": _time(noop(ours)),
+        "ceiling decode (from_json, known schema)": _time(
+            noop(
+                f"select e.op, e.source.lsn, {decoded_columns('e.after')} from ("
+                f"select from_json(kafka_value, '{envelope_type()}').payload as e"
+                " from values_landed)"
+            )
+        ),
+        "get_json_object per column": _time(
+            noop(
+                f"select op, lsn, {decoded_columns('c')} from ("
+                "select get_json_object(kafka_value, '$.payload.op') as op,"
+                " get_json_object(kafka_value, '$.payload.source.lsn') as lsn,"
+                f" {per_column} from values_landed)"
+            )
+        ),
+        "schema inference (read.json, no schema)": _time(inferred),
+    }
+    out.write_text(
+        json.dumps({name: {"seconds": s, "events_per_s": events / s} for name, s in results.items()}),
+        encoding="utf-8",
+    )
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "ceiling":
+        ceiling(Path(sys.argv[2]), Path(sys.argv[3]))
+    else:
+        decode(Path(sys.argv[2]), sys.argv[3], int(sys.argv[4]), Path(sys.argv[5]))
