@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 JAR := $(CDC_STATE_DIR)/jars/iceberg-spark-runtime-3.5_2.12-1.10.2.jar
 DBT := $(VENV)/bin/dbt
 
-.PHONY: setup run test lint typecheck check-generated docs clean
+.PHONY: setup run test lint typecheck check-generated docs clean bench
 
 $(STAMP): requirements.txt requirements-jars.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -42,10 +42,21 @@ check-generated: setup
 lint: setup
 	CDC_STATE_DIR=$(CDC_STATE_DIR)/lint $(PY) -m python_helpers jars >/dev/null
 	CDC_STATE_DIR=$(CDC_STATE_DIR)/lint $(VENV)/bin/sqlfluff lint models tests/dbt
-	$(VENV)/bin/ruff check python_helpers tests/python
+	$(VENV)/bin/ruff check python_helpers tests/python bench
 
 typecheck: setup
 	$(VENV)/bin/mypy
+
+## make bench [N=300000]: the data path against a plain pyspark job and the
+## usual hand-written alternatives, on a generated landing of N events
+N ?= 300000
+BENCH_STAMP := $(VENV)/.bench-installed
+$(BENCH_STAMP): $(STAMP) requirements-bench.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-bench.txt
+	touch $(BENCH_STAMP)
+
+bench: setup $(BENCH_STAMP)
+	$(PY) -m bench.run --events $(N)
 
 docs: setup
 	$(DBT) docs generate

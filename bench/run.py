@@ -21,21 +21,22 @@ import csv
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import psutil
 
 from bench.generate import TOPIC, generate
+from python_helpers.project_copy import project_copy
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results"
-COPIED = ("dbt_project.yml", "profiles", "macros", "tests/dbt", "models/docs")
 
 
 @dataclass
@@ -43,6 +44,22 @@ class Step:
     name: str
     seconds: float
     peak_bytes: int
+    parts: list[Step] = field(default_factory=list)
+
+
+_DONE = re.compile(r"^done in [0-9.]+s \((.*)\)$", re.MULTILINE)
+
+
+def _parts(output: str, peak: int) -> list[Step]:
+    """The per-step seconds `python -m python_helpers run` reports last."""
+    found = _DONE.search(output)
+    if not found:
+        return []
+    parts = []
+    for item in found.group(1).split(", "):
+        name, _, seconds = item.rpartition(" ")
+        parts.append(Step(f"  of which {name}", float(seconds.rstrip("s")), peak))
+    return parts
 
 
 def _tree_rss(process: psutil.Process) -> int:
@@ -80,25 +97,8 @@ def run_step(name: str, args: list[str], cwd: Path, env: dict[str, str]) -> Step
     seconds = time.monotonic() - started
     if child.returncode != 0:
         raise SystemExit(f"{name} failed ({' '.join(args)}):\n{output[-5000:]}")
-    print(f"  {name:<34} {seconds:8.1f} s  {peak / 2**30:6.2f} GiB", flush=True)
-    return Step(name, seconds, peak)
-
-
-def _project_copy(work: Path) -> Path:
-    project = work / "project"
-    if project.exists():
-        shutil.rmtree(project)
-    for item in COPIED:
-        source = REPO / item
-        target = project / item
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if source.is_dir():
-            shutil.copytree(source, target)
-        else:
-            shutil.copy(source, target)
-    generated = project / "macros" / "generated" / "cdc_topic_schemas.sql"
-    generated.unlink()  # only the benchmark topic, scaffolded by sync
-    return project
+    print(f"  {name:<40} {seconds:8.1f} s  {peak / 2**30:6.2f} GiB", flush=True)
+    return Step(name, seconds, peak, _parts(output, peak))
 
 
 def machine() -> str:
@@ -126,7 +126,7 @@ def main() -> None:
     print(f"generating {n} events (+{increment}) under {work}", flush=True)
     sizes = generate(work / "data", n, increment)
     landing = work / "data" / "landing"
-    project = _project_copy(work)
+    project = project_copy(REPO, work / "project")
     env = os.environ | {
         "CDC_STATE_DIR": str(project / ".state"),
         "DBT_PROFILES_DIR": "profiles",
@@ -134,16 +134,14 @@ def main() -> None:
         "CDC_LANDING_DIR": str(landing),
     }
     python = sys.executable
-    dbt = str(Path(python).parent / "dbt")
     helpers = [python, "-m", "python_helpers"]
     subprocess.run([*helpers, "jars"], cwd=project, env=env, check=True, capture_output=True)
 
     def ours(label: str) -> list[Step]:
-        return [
-            run_step(f"{label}: sync", [*helpers, "sync"], project, env),
-            run_step(f"{label}: land", [*helpers, "land"], project, env),
-            run_step(f"{label}: dbt run", [dbt, "run"], project, env),
-        ]
+        step = run_step(
+            f"{label}: sync + land + dbt run", [*helpers, "run", "--", "run"], project, env
+        )
+        return [step, *step.parts]
 
     steps: dict[str, list[Step]] = {}
     steps["ceiling"] = [
@@ -177,8 +175,8 @@ def report(
     n: int, sizes: dict[str, int], steps: dict[str, list[Step]], decode: dict[str, dict[str, float]]
 ) -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
-    ceiling = sum(s.seconds for s in steps["ceiling"])
-    full = sum(s.seconds for s in steps["ours, full"])
+    ceiling = steps["ceiling"][0].seconds
+    full = steps["ours, full"][0].seconds
     lines = [
         f"# Benchmark: {n:,} events",
         "",
@@ -195,9 +193,7 @@ def report(
         events = n if run in ("ceiling", "ours, full") else (n // 100 if "1 %" in run else 0)
         for step in items:
             rows.append((run, step.name, events, step.seconds, step.peak_bytes))
-        total = sum(s.seconds for s in items)
-        peak = max(s.peak_bytes for s in items)
-        rows.append((run, "**total**", events, total, peak))
+        rows.append((run, "**total**", events, items[0].seconds, items[0].peak_bytes))
     for run, name, events, seconds, peak in rows:
         rate = f"{events / seconds:,.0f}" if events else "–"
         lines.append(

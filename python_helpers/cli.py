@@ -38,22 +38,41 @@ def _parse_keys(values: Sequence[str]) -> dict[str, tuple[str, ...]]:
 
 
 def _cmd_land(args: argparse.Namespace) -> int:
-    from python_helpers.raw_store import RAW_SCHEMA, land_all
+    from python_helpers import raw_store
     from python_helpers.spark_session import local_spark
 
     landing = _landing(args.landing)
-    print(f"landing {landing} (Spark starting)", flush=True)
+    state = _state()
+    _refuse_old_state(state)
     macro = Path(GENERATED_MACRO)
-    known = read_macro(macro.read_text(encoding="utf-8")) if macro.exists() else {}
-    reports = land_all(local_spark(), landing, lambda line: print(line, flush=True), known)
+    known = list(read_macro(macro.read_text(encoding="utf-8"))) if macro.exists() else []
+    if raw_store.nothing_new(landing, state, known):
+        print(f"nothing new to land in {landing}: every file is as the last landing left it")
+        return 0
+    raw_store.forget_landing(state)
+    print(f"landing {landing} (Spark starting)", flush=True)
+    reports = raw_store.land_all(local_spark(), landing, lambda line: print(line, flush=True), known)
+    raw_store.remember_landing(landing, state, known)
     header = ("topic", "files", "unchanged", "read", "landed", "already", "unreadable", "s")
     print(f"{header[0]:<40}" + "".join(f"{h:>11}" for h in header[1:]))
     for r in reports:
         cells = (r.files_read, r.files_unchanged, r.read, r.landed, r.already_landed, r.unreadable)
         print(f"{r.topic:<40}" + "".join(f"{c:>11}" for c in cells) + f"{r.seconds:>11.1f}")
     total = sum(r.landed for r in reports)
-    print(f"{total} record(s) landed into {RAW_SCHEMA}.<topic> (Iceberg)")
+    print(f"{total} record(s) landed into {raw_store.RAW_SCHEMA}.<topic> (Iceberg)")
     return 0
+
+
+def _refuse_old_state(state: Path) -> None:
+    """The first layout kept raw records as JSON files under <state>/raw,
+    read through external JSON tables: it cannot be appended to."""
+    if any((state / "raw").glob("*/batch-*.jsonl")):
+        raise SystemExit(
+            f"error: {state} holds a landing of the older layout (JSON files under"
+            f" {state / 'raw'}). Raw tables are Iceberg tables now: run `make clean`"
+            " (or delete that folder), then `make run` to land and build again from"
+            " the landing folder; nothing is lost, the landing is the source."
+        )
 
 
 def _cmd_sync(args: argparse.Namespace) -> int:
@@ -101,6 +120,33 @@ def _cmd_schema(args: argparse.Namespace) -> int:
 
 def _cmd_jars(args: argparse.Namespace) -> int:
     print(f"iceberg runtime: {install_iceberg_jar(_state())}")
+    return 0
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    """sync, land and dbt in one process: one JVM and metastore start-up."""
+    import time
+
+    from dbt.cli.main import dbtRunner
+
+    steps: list[tuple[str, float]] = []
+    started = time.monotonic()
+    for name, step in (("sync", _cmd_sync), ("land", _cmd_land)):
+        code = step(args)
+        steps.append((name, time.monotonic() - started))
+        if code:
+            return code
+    dbt_args = [a for a in args.dbt_args if a != "--"] or ["build"]
+    print(f"dbt {' '.join(dbt_args)}", flush=True)
+    result = dbtRunner().invoke(dbt_args)
+    steps.append(("dbt " + dbt_args[0], time.monotonic() - started))
+    if not result.success:
+        return 1
+    if args.show:
+        _cmd_show(args)
+    begins = [0.0] + [at for _, at in steps]
+    summary = ", ".join(f"{name} {at - begins[i]:.1f}s" for i, (name, at) in enumerate(steps))
+    print(f"done in {time.monotonic() - started:.1f}s ({summary})")
     return 0
 
 
@@ -152,6 +198,20 @@ def build_parser() -> argparse.ArgumentParser:
     schema.set_defaults(run=_cmd_schema)
     jars = commands.add_parser("jars", help="install and verify the Iceberg runtime jar")
     jars.set_defaults(run=_cmd_jars)
+    run = commands.add_parser(
+        "run",
+        help="sync + land + dbt in one process (default dbt command: build)",
+        description="sync, land, then dbt (args after --, default `build`) in one"
+        " process, so Spark starts once.",
+    )
+    run.add_argument(
+        "--landing", help="landing directory (default: $CDC_LANDING_DIR or sample_landing)"
+    )
+    run.add_argument("--project", default=".", help="dbt project root (default: .)")
+    run.add_argument("--show", action="store_true", help="print a few rows of every table after")
+    run.add_argument("--rows", type=int, default=5)
+    run.add_argument("dbt_args", nargs=argparse.REMAINDER, help="dbt arguments after --")
+    run.set_defaults(run=_cmd_run, primary_key=[], check=False)
     show = commands.add_parser("show", help="print a few rows of every current-state table")
     show.add_argument("--rows", type=int, default=5)
     show.set_defaults(run=_cmd_show)

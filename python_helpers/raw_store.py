@@ -28,6 +28,7 @@ files in chunks, Spark streams them.
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -428,6 +429,48 @@ def land_topic(
         summary.unreadable,
         time.monotonic() - started,
     )
+
+
+LAST_LANDING_FILE = "last-landing.json"
+
+
+def _fingerprint(landing: Path, known_topics: Iterable[str]) -> dict[str, Any]:
+    files = {
+        item.relative: [item.path.stat().st_size, item.path.stat().st_mtime_ns]
+        for topic_dir in topic_dirs(landing)
+        for item in topic_files(topic_dir)
+    }
+    return {
+        "landing": str(landing.resolve()),
+        "files": files,
+        "tables": sorted({raw_table_name(t) for t in known_topics}),
+    }
+
+
+def nothing_new(landing: Path, state: Path, known_topics: Iterable[str]) -> bool:
+    """Whether the landing is exactly as this state folder's last landing
+    left it (file sizes and times, known topics): then there is nothing to
+    land and Spark need not start. Any doubt answers False."""
+    path = state / LAST_LANDING_FILE
+    if not path.exists():
+        return False
+    try:
+        remembered = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError:
+        return False
+    return bool(remembered == _fingerprint(landing, known_topics))
+
+
+def remember_landing(landing: Path, state: Path, known_topics: Iterable[str]) -> None:
+    """Note what a successful landing saw (see ``nothing_new``)."""
+    state.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(_fingerprint(landing, known_topics), sort_keys=True)
+    (state / LAST_LANDING_FILE).write_text(text, encoding="utf-8")
+
+
+def forget_landing(state: Path) -> None:
+    """Before a landing starts: a run that dies leaves no stale note."""
+    (state / LAST_LANDING_FILE).unlink(missing_ok=True)
 
 
 def next_batch_id(spark: SparkSession) -> int:

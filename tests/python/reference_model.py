@@ -23,6 +23,13 @@ def decode_decimal(text: str, scale: int) -> Decimal:
     return Decimal(unscaled).scaleb(-scale)
 
 
+def decimal_base64(value: Decimal, scale: int) -> str:
+    """Kafka Connect Decimal encoding: unscaled, big-endian two's complement."""
+    unscaled = int(value.scaleb(scale))
+    length = max(1, (unscaled.bit_length() + 8) // 8)
+    return base64.b64encode(unscaled.to_bytes(length, "big", signed=True)).decode()
+
+
 def decode_micros(value: int) -> datetime:
     return EPOCH + timedelta(microseconds=value)
 
