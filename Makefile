@@ -25,11 +25,9 @@ $(JAR): $(STAMP)
 setup: $(STAMP) $(JAR)
 
 ## make run: sync schemas/models for the landing, land it, dbt build, show rows
+## (one process: Spark starts once)
 run: setup
-	$(PY) -m python_helpers sync
-	$(PY) -m python_helpers land
-	$(DBT) build
-	$(PY) -m python_helpers show
+	$(PY) -m python_helpers run --show -- build
 
 ## make test: pytest (helpers + end-to-end), generated-code check, lint, types
 test: setup

@@ -28,9 +28,31 @@ PARTITIONS = 4
 SEED = 20261122
 EPOCH_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
 WORDS = (
-    "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike"
-    " november oscar papa quebec romeo sierra tango uniform victor whiskey xray"
-).split()
+    "alpha",
+    "bravo",
+    "charlie",
+    "delta",
+    "echo",
+    "foxtrot",
+    "golf",
+    "hotel",
+    "india",
+    "juliet",
+    "kilo",
+    "lima",
+    "mike",
+    "november",
+    "oscar",
+    "papa",
+    "quebec",
+    "romeo",
+    "sierra",
+    "tango",
+    "uniform",
+    "victor",
+    "whiskey",
+    "xray",
+)
 
 
 def _field(kind: str, field_name: str, optional: bool = True, **extra: Any) -> dict[str, Any]:

@@ -17,6 +17,7 @@ Prints a table and writes ``bench/results/bench-<N>.{md,csv}`` and the plot
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import os
@@ -65,10 +66,8 @@ def _parts(output: str, peak: int) -> list[Step]:
 def _tree_rss(process: psutil.Process) -> int:
     total = 0
     for member in [process, *process.children(recursive=True)]:
-        try:
+        with contextlib.suppress(psutil.Error):
             total += member.memory_info().rss
-        except psutil.Error:
-            pass
     return total
 
 
@@ -157,8 +156,14 @@ def main() -> None:
     run_step(
         "decode rates",
         [
-            python, "-m", "bench.spark_jobs", "decode", str(project),
-            "cdc_landing." + TOPIC.replace(".", "_"), str(n), str(decode_out),
+            python,
+            "-m",
+            "bench.spark_jobs",
+            "decode",
+            str(project),
+            "cdc_landing." + TOPIC.replace(".", "_"),
+            str(n),
+            str(decode_out),
         ],
         REPO,
         env,
@@ -182,7 +187,8 @@ def report(
         "",
         f"- machine: {machine()}",
         f"- landing: {sizes['landing'] / 1e6:,.0f} MB ({sizes['landing'] / n:,.0f} bytes/event,"
-        f" kcat form, 4 partitions, {n // 10:,} keys); 1 % batch: {sizes['increment'] / 1e6:,.1f} MB",
+        f" kcat form, 4 partitions, {n // 10:,} keys);"
+        f" 1 % batch: {sizes['increment'] / 1e6:,.1f} MB",
         f"- measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, whole processes",
         "",
         "| run | step | events | seconds | events/s | peak memory | × ceiling | × full |",
@@ -200,8 +206,11 @@ def report(
             f"| {run} | {name} | {events:,} | {seconds:.1f} | {rate} | {peak / 2**30:.2f} GiB |"
             + (f" {seconds / ceiling:.2f} | {seconds / full:.2f} |" if "total" in name else " | |")
         )
-    lines += ["", "| staging decode (same landed values) | seconds | events/s | × ceiling |",
-              "|---|---:|---:|---:|"]
+    lines += [
+        "",
+        "| staging decode (same landed values) | seconds | events/s | × ceiling |",
+        "|---|---:|---:|---:|",
+    ]
     ceiling_rate = decode["ceiling decode (from_json, known schema)"]["events_per_s"]
     for name, measured in decode.items():
         lines.append(

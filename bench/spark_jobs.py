@@ -27,9 +27,13 @@ ROW = (
 
 
 def _row_type() -> str:
-    return "struct<" + ", ".join(
-        f"{name}: {kind}" for name, kind in (c.strip().split(" ") for c in ROW.split(","))
-    ) + ">"
+    return (
+        "struct<"
+        + ", ".join(
+            f"{name}: {kind}" for name, kind in (c.strip().split(" ") for c in ROW.split(","))
+        )
+        + ">"
+    )
 
 
 def envelope_type() -> str:
@@ -105,7 +109,7 @@ def ceiling(landing: Path, out: Path) -> None:
         newest as (
             select max_by(struct(op, r), position) as n from rows group by r.account_id
         )
-        select {decoded_columns('n.r')} from newest where n.op != 'd'
+        select {decoded_columns("n.r")} from newest where n.op != 'd'
         """
     ).write.mode("overwrite").parquet(str(out))
 
@@ -141,10 +145,14 @@ def decode(project: Path, raw_table: str, events: int, out: Path) -> None:
             f" {decoded_columns('payload.after')} from inferred"
         ).write.format("noop").mode("overwrite").save()
 
-    per_column = "named_struct(" + ", ".join(
-        f"'{name}', cast(get_json_object(kafka_value, '$.payload.after.{name}') as {kind})"
-        for name, kind in (c.strip().split(" ") for c in ROW.split(","))
-    ) + ") as c"
+    per_column = (
+        "named_struct("
+        + ", ".join(
+            f"'{name}', cast(get_json_object(kafka_value, '$.payload.after.{name}') as {kind})"
+            for name, kind in (c.strip().split(" ") for c in ROW.split(","))
+        )
+        + ") as c"
+    )
     _time(noop(ours))  # warms the JVM up; every measured job runs warm
     results = {
         "ours (compiled base model)": _time(noop(ours)),
@@ -166,7 +174,9 @@ def decode(project: Path, raw_table: str, events: int, out: Path) -> None:
         "schema inference (read.json, no schema)": _time(inferred),
     }
     out.write_text(
-        json.dumps({name: {"seconds": s, "events_per_s": events / s} for name, s in results.items()}),
+        json.dumps(
+            {name: {"seconds": s, "events_per_s": events / s} for name, s in results.items()}
+        ),
         encoding="utf-8",
     )
 

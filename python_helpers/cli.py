@@ -51,7 +51,9 @@ def _cmd_land(args: argparse.Namespace) -> int:
         return 0
     raw_store.forget_landing(state)
     print(f"landing {landing} (Spark starting)", flush=True)
-    reports = raw_store.land_all(local_spark(), landing, lambda line: print(line, flush=True), known)
+    reports = raw_store.land_all(
+        local_spark(), landing, lambda line: print(line, flush=True), known
+    )
     raw_store.remember_landing(landing, state, known)
     header = ("topic", "files", "unchanged", "read", "landed", "already", "unreadable", "s")
     print(f"{header[0]:<40}" + "".join(f"{h:>11}" for h in header[1:]))

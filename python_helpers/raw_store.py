@@ -156,7 +156,11 @@ def read_manifest(spark: SparkSession) -> dict[str, dict[str, ManifestEntry]]:
     for row in rows:
         entry = row.entry
         manifest.setdefault(row.raw_table, {})[row.landing_file] = ManifestEntry(
-            entry.file_size, entry.file_mtime_ns, entry.file_sha256, entry.lines, entry.landing_batch
+            entry.file_size,
+            entry.file_mtime_ns,
+            entry.file_sha256,
+            entry.lines,
+            entry.landing_batch,
         )
     return manifest
 
@@ -186,9 +190,9 @@ def plan_files(
             unchanged += 1
             plain_offset += entry.lines if not item.is_kcat else 0
             continue
-        if entry is not None and stat.st_size > entry.size:
-            if _sha256(item.path, entry.size) == entry.sha256:
-                start = max(entry.lines - 1, 0)  # the last line may have been partial
+        grown = entry is not None and stat.st_size > entry.size
+        if grown and entry is not None and _sha256(item.path, entry.size) == entry.sha256:
+            start = max(entry.lines - 1, 0)  # the last line may have been partial
         plans.append(FilePlan(item, start, plain_offset, stat.st_size, stat.st_mtime_ns))
         if not item.is_kcat:
             plain_offset += count_lines(item.path)
@@ -320,7 +324,7 @@ def _repair_duplicates(spark: SparkSession, table: str, batch: int, summary: Bat
             select kafka_partition, kafka_offset, cast(null as string) as landing_file,
                 cast(null as bigint) as landing_line
             from {name}
-            where landing_batch < {batch} and ({in_range or 'false'})
+            where landing_batch < {batch} and ({in_range or "false"})
             union all
             select null, null, landing_file, landing_line
             from {name}
@@ -386,7 +390,7 @@ def _commit(
 @contextmanager
 def _one_task_per_file(spark: SparkSession) -> Iterator[None]:
     keys = ("spark.sql.files.maxPartitionBytes", "spark.sql.files.openCostInBytes")
-    saved = {key: spark.conf.get(key) for key in keys}
+    saved = {key: str(spark.conf.get(key)) for key in keys}
     for key in keys:
         spark.conf.set(key, _UNSPLIT)
     try:
@@ -521,4 +525,6 @@ def land_all(
                     f"{report.files_unchanged} unchanged) in {report.seconds:.1f}s"
                 )
             reports.append(report)
+    for view in ("_cdc_landing_lines", "_cdc_landing_duplicates"):
+        spark.catalog.dropTempView(view)
     return reports

@@ -19,7 +19,9 @@ def show_results(project: Path, rows: int = 5) -> str:
         " && dbt show --select <model>",
     ]
     tables = sorted(
-        row.tableName for row in spark.sql(f"show tables in {CURRENT_SCHEMA}").collect()
+        row.tableName
+        for row in spark.sql(f"show tables in {CURRENT_SCHEMA}").collect()
+        if not row.isTemporary
     )
     for table in tables:
         name = f"{CURRENT_SCHEMA}.{table}"

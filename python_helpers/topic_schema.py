@@ -83,7 +83,8 @@ def _cut(text: bytes, start: int, marks: tuple[bytes, bytes]) -> bytes | None:
     """The schema block's text in ``text`` at ``start``, or None."""
     if text.startswith(marks[0], start):
         end = text.find(marks[1], start)
-        return text[start + len(marks[0]) : end] if end > 0 else None
+        if end > 0:
+            return text[start + len(marks[0]) : end]
     opening, closing = _LOOSE[marks]
     found = opening.match(text, start)
     ending = closing.search(text, found.end()) if found else None
@@ -135,9 +136,8 @@ class _Scanner:
         key_cut = _cut(line, key_at, _ESCAPED) if key_at > 0 else None
         if cut is not None:
             self.result.events_with_schema += 1
-        # a value without a schema block is parsed whole (it may still
-        # name its connector), once per distinct first 64 bytes
-        new_value = at > 0 and self._new("v", cut if cut is not None else line[at : at + 64])
+        # a value the cut does not fit is parsed whole
+        new_value = at > 0 and (cut is None or self._new("v", cut))
         new_key = key_cut is not None and self._new("k", key_cut)
         if not (new_value or new_key):
             return
@@ -157,7 +157,7 @@ class _Scanner:
         cut = _cut(stripped, 0, _PLAIN)
         if cut is not None:
             self.result.events_with_schema += 1
-        if self._new("v", cut if cut is not None else stripped[:64]):
+        if cut is None or self._new("v", cut):
             self._value(stripped, None)
 
 

@@ -38,7 +38,7 @@
 {#- The newest truncate's `_cdc_position` (as text, e.g. "[34133344, 13]")
     among the staging rows of batches after `watermark`, or none. -#}
 {% macro cdc_newest_truncate(staging, watermark) -%}
-    {%- if not execute or staging is none -%}
+    {%- if not execute or staging is none or load_relation(staging) is none -%}
         {{- return(none) -}}
     {%- endif -%}
     {%- set found = run_query(

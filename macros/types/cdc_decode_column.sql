@@ -62,12 +62,26 @@
 {%- endmacro %}
 
 {#- org.apache.kafka.connect.data.Decimal: the unscaled value as big-endian
-    two's complement bytes, base64 in JSON. Read the hex digits in two halves
-    (conv() stops at 64 bits), apply the sign, then the scale. -#}
+    two's complement bytes, base64 in JSON. Up to 18 digits (8 bytes) the
+    hex digits are sign-extended to 64 bits and read as a signed number by
+    conv() in one go; longer values are read in two halves (conv() stops at
+    64 bits). The scale is applied by an exact decimal multiplication, with
+    no detour through text. -#}
 {% macro _cdc_decimal_from_base64(expr, spark_type, scale) -%}
+    {%- set precision = spark_type.split('(')[1].split(',')[0] | int -%}
     {%- set hex = 'hex(unbase64(' ~ expr ~ '))' -%}
+    {%- set unit = '1e-' ~ scale ~ 'bd' if scale > 0 else '1bd' -%}
+    {%- if precision <= 18 -%}
+    cast(
+        cast(
+            conv(lpad(nullif({{ hex }}, ''), 16, if({{ hex }} >= '8', 'F', '0')), 16, -10)
+            as decimal(19, 0)
+        ) * {{ unit }}
+        as {{ spark_type }}
+    )
+    {%- else -%}
     {%- set digits = 'length(' ~ hex ~ ')' -%}
-    {%- set is_negative = 'substr(' ~ hex ~ ', 1, 1) >= \'8\'' -%}
+    {%- set is_negative = hex ~ ' >= \'8\'' -%}
     {%- set powers = [] -%}
     {%- for nibbles in range(1, 17) -%}
         {%- do powers.append((2 ** (4 * nibbles)) ~ 'bd') -%}
@@ -77,18 +91,15 @@
     {%- set high = 'cast(conv(substr(' ~ hex ~ ', 1, ' ~ high_digits ~ '), 16, 10) as decimal(38, 0))' -%}
     {%- set modulus = 'element_at(array(' ~ powers | join(', ') ~ '), ' -%}
     cast(
-        concat(
-            cast(
-                case
-                    when {{ digits }} = 0 then null
-                    when {{ digits }} <= 16
-                        then {{ low }} - if({{ is_negative }}, {{ modulus }}{{ digits }}), 0)
-                    else
-                        ({{ high }} - if({{ is_negative }}, {{ modulus }}{{ high_digits }}), 0))
-                        * 18446744073709551616bd + {{ low }}
-                end as string
-            ),
-            'e-{{ scale }}'
-        ) as {{ spark_type }}
+        case
+            when {{ digits }} = 0 then null
+            when {{ digits }} <= 16
+                then {{ low }} - if({{ is_negative }}, {{ modulus }}{{ digits }}), 0)
+            else
+                ({{ high }} - if({{ is_negative }}, {{ modulus }}{{ high_digits }}), 0))
+                * 18446744073709551616bd + {{ low }}
+        end * {{ unit }}
+        as {{ spark_type }}
     )
+    {%- endif -%}
 {%- endmacro %}

@@ -121,9 +121,7 @@ def test_a_grown_file_is_read_from_its_last_line(fresh: Any, tmp_path: Path) -> 
     assert [r["kafka_offset"] for r in _rows(fresh, "t")] == [0, 1, 2, 3]
 
 
-def test_an_uncommitted_batch_is_rolled_back_and_landed_again(
-    fresh: Any, tmp_path: Path
-) -> None:
+def test_an_uncommitted_batch_is_rolled_back_and_landed_again(fresh: Any, tmp_path: Path) -> None:
     _write(tmp_path / "t" / "a.jsonl", [_kcat(0, "{}"), _kcat(1, "{}")])
     land_all(fresh, tmp_path)
     # a landing that died after writing rows but before its manifest rows
