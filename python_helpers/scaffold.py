@@ -21,8 +21,8 @@ from python_helpers.spark_types import decode_column
 MODELS_DIR = Path("models")
 
 BASE_SQL = """\
-{{#- Base of Kafka topic `{topic}` ({connector} connector): every landed -#}}
-{{#- record, its value parsed once, appended batch by batch. -#}}
+{{#- Base of Kafka topic `{topic}` ({connector} connector): -#}}
+{{#- every landed record, its value parsed once, appended batch by batch. -#}}
 {{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
 with
 

@@ -21,8 +21,6 @@
 {% macro default__cdc_debezium_events(relation, topic) -%}
     {%- set spec = cdc_topic_spec(topic) -%}
     {%- set primary_key = spec.primary_key or [] -%}
-    {%- set row_expr =
-        "if(unwrapped._event.op = 'd', unwrapped._event.before, unwrapped._event.after)" -%}
     select
         -- row image
         {%- for column in spec.columns %}
@@ -65,37 +63,40 @@
         events.landing_line as _landing_line
     from (
         select
-            judged.*,
-            if(judged._event.op = 'd', judged._event.before, judged._event.after) as _row
+            rowed.*,
+            case
+                when rowed.landing_error is not null then 'unreadable_landing_record'
+                when rowed.kafka_value is null then 'tombstone'
+                when rowed._message._unparsed is not null
+                    and json_object_keys(rowed.kafka_value) is null
+                    then 'malformed_json'
+                when rowed._message._unparsed is not null then 'type_mismatch'
+                when rowed._event is null then 'null_payload'
+                when rowed._event.op is null then 'not_a_change_event'
+                when rowed._event.op not in ('c', 'r', 'u', 'd', 't') then 'unsupported_op'
+                {%- for key in primary_key %}
+                when rowed._event.op != 't'
+                    and {{ _cdc_key_expr(key, spec, 'rowed.') }} is null
+                    then 'missing_primary_key'
+                {%- endfor %}
+            end as _quarantine_reason,
+            case
+                when rowed.landing_error is not null then rowed.landing_error
+                when rowed.kafka_value is null then null
+                when rowed._message._unparsed is not null
+                    and json_object_keys(rowed.kafka_value) is not null
+                    then concat(
+                        'the JSON type of a field contradicts the generated schema:',
+                        ' run `python -m python_helpers sync`'
+                    )
+                when rowed._event.op not in ('c', 'r', 'u', 'd', 't')
+                    then concat('op = ', rowed._event.op)
+            end as _quarantine_detail
         from (
             select
                 unwrapped.*,
-                case
-                    when unwrapped.landing_error is not null then 'unreadable_landing_record'
-                    when unwrapped.kafka_value is null then 'tombstone'
-                    when unwrapped._message._unparsed is not null
-                        and json_object_keys(unwrapped.kafka_value) is null
-                        then 'malformed_json'
-                    when unwrapped._message._unparsed is not null then 'type_mismatch'
-                    when unwrapped._event is null then 'null_payload'
-                    when unwrapped._event.op is null then 'not_a_change_event'
-                    when unwrapped._event.op not in ('c', 'r', 'u', 'd', 't') then 'unsupported_op'
-                    {%- for key in primary_key %}
-                    when unwrapped._event.op != 't'
-                        and {{ _cdc_key_expr(key, spec, 'unwrapped.', row_expr) }} is null
-                        then 'missing_primary_key'
-                    {%- endfor %}
-                end as _quarantine_reason,
-                case
-                    when unwrapped.landing_error is not null then unwrapped.landing_error
-                    when unwrapped.kafka_value is null then null
-                    when unwrapped._message._unparsed is not null
-                        and json_object_keys(unwrapped.kafka_value) is not null
-                        then 'a field''s JSON type contradicts the generated schema:'
-                            || ' run `python -m python_helpers sync`'
-                    when unwrapped._event.op not in ('c', 'r', 'u', 'd', 't')
-                        then concat('op = ', unwrapped._event.op)
-                end as _quarantine_detail
+                if(unwrapped._event.op = 'd', unwrapped._event.before, unwrapped._event.after)
+                    as _row
             from (
                 select
                     parsed.*,
@@ -120,7 +121,7 @@
                     where {{ cdc_new_batches_filter('landed.landing_batch') }}
                 ) as parsed
             ) as unwrapped
-        ) as judged
+        ) as rowed
     ) as events
 {%- endmacro %}
 
@@ -149,12 +150,11 @@
 
 {#- The primary-key value of the row image, falling back to the Kafka key
     (a delete without a full `before` image still names its key there). -#}
-{% macro _cdc_key_expr(key, spec, prefix='parsed.', row=none) -%}
-    {%- set row = row or prefix ~ '_row' -%}
+{% macro _cdc_key_expr(key, spec, prefix='parsed.') -%}
     {%- if key in (spec.key_fields or []) -%}
-        coalesce({{ row }}.`{{ key }}`, {{ prefix }}_key.`{{ key }}`)
+        coalesce({{ prefix }}_row.`{{ key }}`, {{ prefix }}_key.`{{ key }}`)
     {%- else -%}
-        {{ row }}.`{{ key }}`
+        {{ prefix }}_row.`{{ key }}`
     {%- endif -%}
 {%- endmacro %}
 

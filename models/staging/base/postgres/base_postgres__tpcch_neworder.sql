@@ -1,5 +1,5 @@
-{#- Base of Kafka topic `postgres.tpcch.neworder` (postgresql connector): every landed -#}
-{#- record, its value parsed once, appended batch by batch. -#}
+{#- Base of Kafka topic `postgres.tpcch.neworder` (postgresql connector): -#}
+{#- every landed record, its value parsed once, appended batch by batch. -#}
 {#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
 with
 
