@@ -30,6 +30,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import psutil
 
@@ -171,13 +172,25 @@ def main() -> None:
     for path in (work / "data" / "increment" / TOPIC).glob("*.jsonl"):
         shutil.copy(path, landing / TOPIC / path.name)
     steps["ours, 1 % batch"] = ours("1 % batch")
+    raw_table = "cdc_landing." + TOPIC.replace(".", "_")
+    plan_out = work / "plan.json"
+    run_step(
+        "plan of the 1 % batch's base read",
+        [python, "-m", "bench.spark_jobs", "plan", str(project), raw_table, str(plan_out)],
+        REPO,
+        env,
+    )
     steps["ours, nothing new"] = ours("nothing new")
     decode = json.loads(decode_out.read_text(encoding="utf-8"))
-    report(n, sizes, steps, decode)
+    report(n, sizes, steps, decode, json.loads(plan_out.read_text(encoding="utf-8")))
 
 
 def report(
-    n: int, sizes: dict[str, int], steps: dict[str, list[Step]], decode: dict[str, dict[str, float]]
+    n: int,
+    sizes: dict[str, int],
+    steps: dict[str, list[Step]],
+    decode: dict[str, dict[str, float]],
+    plan: dict[str, Any],
 ) -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     ceiling = steps["ceiling"][0].seconds
@@ -217,6 +230,15 @@ def report(
             f"| {name} | {measured['seconds']:.1f} | {measured['events_per_s']:,.0f} |"
             f" {measured['events_per_s'] / ceiling_rate:.2f} |"
         )
+    lines += [
+        "",
+        "The 1 % batch's base-model read (`cdc_new_batches_filter`), as Spark planned it:",
+        "",
+        *[f"    {scan}" for scan in plan["scan"]],
+        "",
+        f"Iceberg data files of the raw table: {plan['files']}; files whose `landing_batch`"
+        f" range reaches past {plan['bound']} (the only ones read): {plan['to_read']}.",
+    ]
     text = "\n".join(lines) + "\n"
     print(text)
     (RESULTS / f"bench-{n}.md").write_text(text, encoding="utf-8")

@@ -8,8 +8,11 @@
   ``get_json_object`` per column, and schema inference
   (``spark.read.json`` without a schema).
 
-Run as ``python -m bench.spark_jobs ceiling LANDING OUT`` or
-``python -m bench.spark_jobs decode PROJECT_COPY RAW_TABLE EVENTS OUT.json``.
+* ``plan``: the Iceberg scan of the last incremental base-model run.
+
+Run as ``python -m bench.spark_jobs ceiling LANDING OUT``,
+``python -m bench.spark_jobs decode PROJECT_COPY RAW_TABLE EVENTS OUT.json``
+or ``python -m bench.spark_jobs plan PROJECT_COPY RAW_TABLE OUT.json``.
 """
 
 from __future__ import annotations
@@ -181,8 +184,40 @@ def decode(project: Path, raw_table: str, events: int, out: Path) -> None:
     )
 
 
+def plan(project: Path, raw_table: str, out: Path) -> None:
+    """The scan of the last incremental base-model run: the batch filter
+    Spark pushed into Iceberg, and how many data files it leaves to read."""
+    import os
+    import re
+
+    os.chdir(project)
+    from python_helpers.spark_session import local_spark
+
+    spark = local_spark(project)
+    compiled = next((project / "target" / "compiled").rglob("base_*accounts.sql"))
+    sql = compiled.read_text(encoding="utf-8")
+    found = re.search(r"landing_batch > (\d+)", sql)
+    assert found, "the compiled base model has no batch filter: run it incrementally first"
+    bound = int(found.group(1))
+    explained = spark.sql(f"explain {sql}").first()
+    assert explained is not None
+    scans = [line.strip() for line in explained[0].splitlines() if "BatchScan" in line]
+    metrics = "readable_metrics.landing_batch"
+    files = spark.sql(
+        f"select count(*) as files, count_if({metrics}.upper_bound > {bound}) as to_read"
+        f" from {raw_table}.files"
+    ).first()
+    assert files is not None
+    out.write_text(
+        json.dumps({"scan": scans, "files": files.files, "to_read": files.to_read, "bound": bound}),
+        encoding="utf-8",
+    )
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "ceiling":
+    if sys.argv[1] == "plan":
+        plan(Path(sys.argv[2]), sys.argv[3], Path(sys.argv[4]))
+    elif sys.argv[1] == "ceiling":
         ceiling(Path(sys.argv[2]), Path(sys.argv[3]))
     else:
         decode(Path(sys.argv[2]), sys.argv[3], int(sys.argv[4]), Path(sys.argv[5]))
