@@ -46,7 +46,8 @@ def _cmd_land(args: argparse.Namespace) -> int:
     _refuse_old_state(state)
     macro = Path(GENERATED_MACRO)
     known = list(read_macro(macro.read_text(encoding="utf-8"))) if macro.exists() else []
-    if raw_store.nothing_new(landing, state, known):
+    fingerprint = raw_store.landing_fingerprint(landing, known)
+    if raw_store.nothing_new(fingerprint, state):
         print(f"nothing new to land in {landing}: every file is as the last landing left it")
         return 0
     raw_store.forget_landing(state)
@@ -54,7 +55,7 @@ def _cmd_land(args: argparse.Namespace) -> int:
     reports = raw_store.land_all(
         local_spark(), landing, lambda line: print(line, flush=True), known
     )
-    raw_store.remember_landing(landing, state, known)
+    raw_store.remember_landing(fingerprint, state)
     header = ("topic", "files", "unchanged", "read", "landed", "already", "unreadable", "s")
     print(f"{header[0]:<40}" + "".join(f"{h:>11}" for h in header[1:]))
     for r in reports:

@@ -71,11 +71,15 @@ def is_kcat_file(path: Path) -> bool:
     return first is not None and _is_kcat_line(first)
 
 
-def topic_files(topic_dir: Path) -> list[LandingFile]:
+def jsonl_paths(topic_dir: Path) -> list[Path]:
     """The ``*.jsonl`` files of one topic folder, sorted by name."""
+    return sorted(topic_dir.glob("*.jsonl"))
+
+
+def topic_files(topic_dir: Path) -> list[LandingFile]:
+    """The dump files of one topic folder, sorted by name, with their form."""
     return [
-        LandingFile(path, topic_dir.name, is_kcat_file(path))
-        for path in sorted(topic_dir.glob("*.jsonl"))
+        LandingFile(path, topic_dir.name, is_kcat_file(path)) for path in jsonl_paths(topic_dir)
     ]
 
 

@@ -27,7 +27,6 @@ files in chunks, Spark streams them.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -37,7 +36,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from python_helpers.landing import LandingFile, count_lines, topic_dirs, topic_files
+from python_helpers.digest import file_digest
+from python_helpers.landing import (
+    LandingFile,
+    count_lines,
+    jsonl_paths,
+    topic_dirs,
+    topic_files,
+)
 from python_helpers.naming import raw_table_name
 
 if TYPE_CHECKING:
@@ -133,19 +139,6 @@ def _create_table(spark: SparkSession, name: str, columns: tuple[tuple[str, str]
     )
 
 
-def _sha256(path: Path, limit: int | None = None) -> str:
-    digest = hashlib.sha256()
-    left = path.stat().st_size if limit is None else limit
-    with path.open("rb") as handle:
-        while left > 0:
-            chunk = handle.read(min(1 << 20, left))
-            if not chunk:
-                break
-            digest.update(chunk)
-            left -= len(chunk)
-    return digest.hexdigest()
-
-
 def read_manifest(spark: SparkSession) -> dict[str, dict[str, ManifestEntry]]:
     """The newest manifest entry of every landed file, per raw table."""
     rows = spark.sql(
@@ -191,7 +184,7 @@ def plan_files(
             plain_offset += entry.lines if not item.is_kcat else 0
             continue
         grown = entry is not None and stat.st_size > entry.size
-        if grown and entry is not None and _sha256(item.path, entry.size) == entry.sha256:
+        if grown and entry is not None and file_digest(item.path, entry.size) == entry.sha256:
             start = max(entry.lines - 1, 0)  # the last line may have been partial
         plans.append(FilePlan(item, start, plain_offset, stat.st_size, stat.st_mtime_ns))
         if not item.is_kcat:
@@ -416,7 +409,7 @@ def land_topic(
     plans, unchanged = plan_files(topic_files(topic_dir), manifest)
     if not plans:
         return LandingReport(topic, table, 0, unchanged, 0, 0, 0, 0, time.monotonic() - started)
-    hashes = {p.file.relative: hasher.submit(_sha256, p.file.path) for p in plans}
+    hashes = {p.file.relative: hasher.submit(file_digest, p.file.path) for p in plans}
     with _one_task_per_file(spark):
         read_batch(spark, topic, plans, batch).writeTo(f"{RAW_SCHEMA}.{table}").append()
     summary = _summarise(spark, table, batch)
@@ -438,12 +431,16 @@ def land_topic(
 LAST_LANDING_FILE = "last-landing.json"
 
 
-def _fingerprint(landing: Path, known_topics: Iterable[str]) -> dict[str, Any]:
-    files = {
-        item.relative: [item.path.stat().st_size, item.path.stat().st_mtime_ns]
-        for topic_dir in topic_dirs(landing)
-        for item in topic_files(topic_dir)
-    }
+def landing_fingerprint(landing: Path, known_topics: Iterable[str]) -> dict[str, Any]:
+    """What a landing looks like from outside: every dump file's size and
+    modification time, and the raw tables the project knows. Taken before
+    a landing reads anything, so a file that changes meanwhile is seen as
+    changed next time."""
+    files = {}
+    for topic_dir in topic_dirs(landing):
+        for path in jsonl_paths(topic_dir):
+            stat = path.stat()
+            files[f"{topic_dir.name}/{path.name}"] = [stat.st_size, stat.st_mtime_ns]
     return {
         "landing": str(landing.resolve()),
         "files": files,
@@ -451,10 +448,10 @@ def _fingerprint(landing: Path, known_topics: Iterable[str]) -> dict[str, Any]:
     }
 
 
-def nothing_new(landing: Path, state: Path, known_topics: Iterable[str]) -> bool:
+def nothing_new(fingerprint: dict[str, Any], state: Path) -> bool:
     """Whether the landing is exactly as this state folder's last landing
-    left it (file sizes and times, known topics): then there is nothing to
-    land and Spark need not start. Any doubt answers False."""
+    left it (``landing_fingerprint``): then there is nothing to land and
+    Spark need not start. Any doubt answers False."""
     path = state / LAST_LANDING_FILE
     if not path.exists():
         return False
@@ -462,13 +459,13 @@ def nothing_new(landing: Path, state: Path, known_topics: Iterable[str]) -> bool
         remembered = json.loads(path.read_text(encoding="utf-8"))
     except ValueError:
         return False
-    return bool(remembered == _fingerprint(landing, known_topics))
+    return bool(remembered == fingerprint)
 
 
-def remember_landing(landing: Path, state: Path, known_topics: Iterable[str]) -> None:
+def remember_landing(fingerprint: dict[str, Any], state: Path) -> None:
     """Note what a successful landing saw (see ``nothing_new``)."""
     state.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(_fingerprint(landing, known_topics), sort_keys=True)
+    text = json.dumps(fingerprint, sort_keys=True)
     (state / LAST_LANDING_FILE).write_text(text, encoding="utf-8")
 
 
@@ -477,13 +474,11 @@ def forget_landing(state: Path) -> None:
     (state / LAST_LANDING_FILE).unlink(missing_ok=True)
 
 
-def next_batch_id(spark: SparkSession) -> int:
-    """A strictly increasing batch id: epoch microseconds, or last + 1."""
-    row = spark.sql(
-        f"select coalesce(max(landing_batch), 0) from {RAW_SCHEMA}.{MANIFEST_TABLE}"
-    ).first()
-    assert row is not None
-    return max(time.time_ns() // 1000, int(row[0]) + 1)
+def next_batch_id(manifest: dict[str, dict[str, ManifestEntry]]) -> int:
+    """A strictly increasing batch id: epoch microseconds, or the last
+    committed batch + 1."""
+    last = max((e.batch for entries in manifest.values() for e in entries.values()), default=0)
+    return max(time.time_ns() // 1000, last + 1)
 
 
 def prepare(spark: SparkSession) -> None:
@@ -504,8 +499,8 @@ def land_all(
     prepare(spark)
     for topic in known_topics:
         _create_table(spark, f"{RAW_SCHEMA}.{raw_table_name(topic)}", RAW_COLUMNS)
-    batch = next_batch_id(spark)
     manifest = read_manifest(spark)
+    batch = next_batch_id(manifest)
     tables: dict[str, str] = {}
     reports = []
     folders = topic_dirs(landing)

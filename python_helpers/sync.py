@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from python_helpers.digest import file_digest
 from python_helpers.generate import (
     GENERATED_MACRO,
     SpecError,
@@ -26,7 +27,12 @@ from python_helpers.generate import (
     render_macro,
     row_schema,
 )
-from python_helpers.landing import TOPIC_CONFIG_FILE, LandingFile, topic_dirs, topic_files
+from python_helpers.landing import (
+    TOPIC_CONFIG_FILE,
+    LandingFile,
+    topic_dirs,
+    topic_files,
+)
 from python_helpers.scaffold import scaffold, scaffolded_topics
 from python_helpers.topic_schema import TopicSchemas, scan_file
 
@@ -65,8 +71,7 @@ def _primary_key(collected: TopicSchemas, configured: tuple[str, ...]) -> tuple[
 
 
 def _head_digest(path: Path, length: int) -> str:
-    with path.open("rb") as handle:
-        return hashlib.sha1(handle.read(min(length, _HEAD))).hexdigest()
+    return file_digest(path, min(length, _HEAD))
 
 
 @dataclass

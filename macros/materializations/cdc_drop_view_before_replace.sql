@@ -1,8 +1,8 @@
 {#-
-    Pre-hook of the view models (staging, quarantine). Returns `drop view
-    if exists <this>` when the model is a view that already exists, nothing
-    otherwise. Why: with Iceberg's SparkSessionCatalog (1.10, Hive
-    metastore), `create or replace view` of an existing view stores the new
+    Pre-hook of every model (dbt_project.yml). Returns `drop view if exists
+    <this>` when the model is a view that already exists, nothing otherwise
+    (tables, first builds). Why: with Iceberg's SparkSessionCatalog (1.10,
+    Hive metastore), `create or replace view` of an existing view stores the new
     column list but keeps the old query text, so a view whose columns grew
     (a column added by a new schema version) fails on every later read with
     INCOMPATIBLE_VIEW_SCHEMA_CHANGE. Dropping it first makes dbt's create a

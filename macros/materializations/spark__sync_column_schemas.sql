@@ -18,8 +18,12 @@
     {%- if added | length > 0 -%}
         {%- do alter_relation_add_remove_columns(target_relation, added, none) -%}
     {%- endif -%}
+    {%- set target_types = {} -%}
+    {%- for column in adapter.get_columns_in_relation(target_relation) -%}
+        {%- do target_types.update({column.name: column.data_type}) -%}
+    {%- endfor -%}
     {%- for change in schema_changes_dict['new_target_types'] -%}
-        {%- set old_type = _cdc_column_type(target_relation, change['column_name']) -%}
+        {%- set old_type = target_types.get(change['column_name'], '') -%}
         {%- if cdc_is_widening(change['new_type'], old_type) -%}
             {#- the table already holds it wider (Iceberg stores tinyint and
                 smallint as int): inserts widen it -#}
@@ -36,15 +40,6 @@
     {%- do log('In ' ~ target_relation ~ ': columns added ' ~ added | map(attribute='name') | list
         ~ ', types widened ' ~ schema_changes_dict['new_target_types'], info=true) -%}
 {% endmacro %}
-
-{% macro _cdc_column_type(relation, name) -%}
-    {%- for column in adapter.get_columns_in_relation(relation) -%}
-        {%- if column.name == name -%}
-            {{- return(column.data_type) -}}
-        {%- endif -%}
-    {%- endfor -%}
-    {{- return('') -}}
-{%- endmacro %}
 
 {#- Whether a column of type `old` can become `new` in place (Iceberg's and
     Delta's type widening). -#}
