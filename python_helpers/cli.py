@@ -12,8 +12,10 @@ from pathlib import Path
 from python_helpers.connect_schema import SchemaError, parse_schema
 from python_helpers.generate import GENERATED_MACRO, read_macro
 from python_helpers.jars import install_iceberg_jar
+from python_helpers.project_check import ProjectError
 from python_helpers.spark_types import fields_ddl, raw_type
 from python_helpers.sync import sync
+from python_helpers.yaml_edit import PropertiesError
 
 DEFAULT_LANDING = Path("sample_landing")
 DEFAULT_STATE = Path(".state")
@@ -79,14 +81,18 @@ def _refuse_old_state(state: Path) -> None:
 
 
 def _cmd_sync(args: argparse.Namespace) -> int:
-    result = sync(
-        Path(args.project),
-        _landing(args.landing),
-        _parse_keys(args.primary_key),
-        args.check,
-        state_dir=_state(),
-        progress=lambda line: print(line, flush=True),
-    )
+    try:
+        result = sync(
+            Path(args.project),
+            _landing(args.landing),
+            _parse_keys(args.primary_key),
+            args.check,
+            state_dir=_state(),
+            progress=lambda line: print(line, flush=True),
+        )
+    except (ProjectError, PropertiesError, FileExistsError) as error:
+        print(f"error: sync left the project unchanged past this point: {error}", file=sys.stderr)
+        return 1
     for topic, reason in sorted(result.skipped.items()):
         print(f"skipped {topic}: {reason}", file=sys.stderr)
     for warning in result.warnings:

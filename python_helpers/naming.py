@@ -10,6 +10,8 @@ CONNECTOR_FOLDERS = {
     "sqlserver": "sqlserver",
     "mongodb": "mongodb",
     "mysql": "mysql",
+    "cdl": "cdl",
+    "debezium": "debezium",  # transaction topics: no source block names one
 }
 
 
@@ -19,6 +21,14 @@ def identifier(text: str) -> str:
     if not cleaned:
         raise ValueError(f"cannot make an identifier from {text!r}")
     return cleaned if not cleaned[0].isdigit() else f"t_{cleaned}"
+
+
+def entity_name(topic: str) -> str:
+    """The entity part of a topic's model names: the whole topic name as an
+    identifier (``prod.tpcch.customer`` -> ``prod_tpcch_customer``), so
+    topics of different servers, databases or environments never share
+    model names. ``model_name`` in the topic's topic.yml overrides it."""
+    return identifier(topic)
 
 
 def raw_table_name(topic: str) -> str:

@@ -1,9 +1,17 @@
 """Scaffold the dbt files for a topic that has no models yet.
 
-Per topic three small SQL models are written (staging, quarantine, current
-state) and entries are appended to the folder's ``_<folder>__sources.yml`` and
-``_<folder>__models.yml``. Existing files are never rewritten: once
-scaffolded, the models belong to the analysts.
+Per topic small SQL models are written (base, staging, quarantine, current
+state, and heartbeats for Huawei CDL topics) with one properties file per
+topic and layer that sync creates and never rewrites
+(``_stg_<folder>__<entity>.yml``, ``_<folder>__<entity>.yml``). The raw
+table is added to the folder's ``_<folder>__sources.yml`` by a structural
+YAML edit (round trip: comments, order and the user's formatting survive).
+Existing model files are never rewritten: once scaffolded, the models belong
+to the analysts. After writing, ``check_project`` re-reads every properties
+file and fails naming the file if the project would not parse.
+
+Model names come from the topic (see ``naming.entity_name``), so two topics
+never share a model name.
 """
 
 from __future__ import annotations
@@ -14,9 +22,12 @@ from typing import Any
 
 import yaml
 
-from python_helpers.generate import TopicSpec, row_schema
-from python_helpers.naming import connector_folder, identifier, raw_table_name
+from python_helpers.generate import TopicSpec, envelope_kind, row_schema
+from python_helpers.metadata_topics import CHANGES, SCHEMA_CHANGES, TRANSACTIONS
+from python_helpers.naming import connector_folder, entity_name, raw_table_name
+from python_helpers.project_check import ProjectError, check_project, read_properties
 from python_helpers.spark_types import decode_column
+from python_helpers.yaml_edit import add_source_table
 
 MODELS_DIR = Path("models")
 
@@ -71,7 +82,7 @@ select * from final
 """
 
 CURRENT_SQL = """\
-{{#- Current state of `{entity}` from topic `{topic}`, -#}}
+{{#- Current state of Kafka topic `{topic}`, -#}}
 {{#- one row per {key_list}. -#}}
 {{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
 {{{{ config(unique_key={unique_key}) }}}}
@@ -103,10 +114,14 @@ class ModelNames:
     quarantine: str
     current: str
 
+    heartbeats: str
+
     @classmethod
-    def for_spec(cls, spec: TopicSpec) -> ModelNames:
+    def for_spec(cls, spec: TopicSpec, entity: str | None = None) -> ModelNames:
         folder = connector_folder(spec.connector)
-        entity = identifier(spec.source_table or spec.topic)
+        # a schema-change topic is named after the server alone: say what it is
+        suffix = "_schema_changes" if spec.kind == SCHEMA_CHANGES else ""
+        entity = entity or entity_name(spec.topic) + suffix
         return cls(
             folder=folder,
             entity=entity,
@@ -116,14 +131,14 @@ class ModelNames:
             staging=f"stg_{folder}__{entity}",
             quarantine=f"stg_{folder}__{entity}__quarantine",
             current=f"{folder}__{entity}",
+            heartbeats=f"stg_{folder}__{entity}__heartbeats",
         )
 
 
 def scaffolded_topics(project: Path) -> set[str]:
     """Topics that already have a staging model (``meta.cdc_topic``)."""
     topics: set[str] = set()
-    for path in sorted((project / MODELS_DIR).rglob("*.yml")):
-        loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    for _, loaded in read_properties(project / MODELS_DIR):
         for model in loaded.get("models") or []:
             meta = (model.get("config") or {}).get("meta") or model.get("meta") or {}
             if meta.get("cdc_layer") == "staging" and meta.get("cdc_topic"):
@@ -131,18 +146,23 @@ def scaffolded_topics(project: Path) -> set[str]:
     return topics
 
 
-def _append_entries(path: Path, header: str, entries: list[dict[str, Any]], indent: int) -> None:
-    text = yaml.safe_dump(entries, sort_keys=False, width=88, allow_unicode=True)
-    block = "".join(" " * indent + line + "\n" for line in text.splitlines())
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(header, encoding="utf-8")
-    with path.open("a", encoding="utf-8") as handle:
-        handle.write(block)
+def _write_properties(path: Path, models: list[dict[str, Any]]) -> None:
+    """A properties file sync owns: written once, refused if it exists."""
+    if path.exists():
+        raise FileExistsError(
+            f"{path} exists but declares no staging model for this topic: move it"
+            " away (or add the topic's models to it by hand), then sync again"
+        )
+    text = yaml.safe_dump(
+        {"version": 2, "models": models}, sort_keys=False, width=88, allow_unicode=True
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
 
 
 def _meta(spec: TopicSpec, layer: str) -> dict[str, Any]:
-    return {"meta": {"cdc_topic": spec.topic, "cdc_layer": layer}}
+    meta = {"cdc_topic": spec.topic, "cdc_layer": layer}
+    return {"meta": meta | ({"cdc_kind": spec.kind} if spec.kind != CHANGES else {})}
 
 
 def _row_columns(spec: TopicSpec, key_tests: bool) -> list[dict[str, Any]]:
@@ -196,6 +216,8 @@ STAGING_METADATA = [
     "_cdc_source_committed_at",
     "_cdc_processed_at",
     "_cdc_transaction_id",
+    "_cdc_transaction_total_order",
+    "_cdc_transaction_collection_order",
     "_kafka_topic",
     "_kafka_partition",
     "_kafka_offset",
@@ -234,9 +256,183 @@ def _write_sql(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def scaffold(project: Path, spec: TopicSpec) -> list[Path]:
+METADATA_BASE_SQL = """\
+{{#- Base of Kafka topic `{topic}` (Debezium {kind} topic): -#}}
+{{#- every landed record, its value parsed once, appended batch by batch. -#}}
+{{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
+with
+
+landed as (
+    select * from {{{{ source('{source}', '{table}') }}}}
+),
+
+final as (
+    {{{{ cdc_metadata_events('landed', '{topic}') }}}}
+)
+
+select * from final
+"""
+
+METADATA_STAGING_SQL = """\
+{{#- Staging of Kafka topic `{topic}` (Debezium {kind} topic): -#}}
+{{#- one row per event, typed. -#}}
+{{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
+with
+
+events as (
+    select * from {{{{ ref('{base}') }}}}
+),
+
+final as (
+    {{{{ cdc_metadata_accepted('events', '{topic}') }}}}
+)
+
+select * from final
+"""
+
+TRANSACTIONS_SQL = """\
+{{#- Transactions of Kafka topic `{topic}`: one row per transaction id, -#}}
+{{#- to join with the change events' _cdc_transaction_id. -#}}
+{{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
+{{{{ config(
+    unique_key='transaction_id',
+    merge_matched_condition='true',
+    merge_delete_condition='false',
+    merge_insert_condition='true'
+) }}}}
+
+with
+
+events as (
+    select * from {{{{ ref('{staging}') }}}}
+),
+
+final as (
+    {{{{ cdc_transactions('events') }}}}
+)
+
+select * from final
+"""
+
+SCHEMA_HISTORY_SQL = """\
+{{#- Schema history of Kafka topic `{topic}`: one row per table change. -#}}
+{{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
+{{{{ config(materialized='view') }}}}
+
+with
+
+events as (
+    select * from {{{{ ref('{staging}') }}}}
+),
+
+final as (
+    {{{{ cdc_schema_history('events') }}}}
+)
+
+select * from final
+"""
+
+HEARTBEATS_SQL = """\
+{{#- Heartbeats of Huawei CDL topic `{topic}`: counted, not staged. -#}}
+{{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
+with
+
+events as (
+    select * from {{{{ ref('{base}') }}}}
+),
+
+final as (
+    {{{{ cdc_heartbeats('events') }}}}
+)
+
+select * from final
+"""
+
+HEARTBEAT_COLUMNS = [
+    "_cdc_heartbeat_identifier",
+    "_cdc_source_committed_at",
+    "_kafka_topic",
+    "_kafka_partition",
+    "_kafka_offset",
+    "_kafka_published_at",
+    "_landing_batch",
+    "_landed_at",
+    "_staged_at",
+]
+
+
+def _has_heartbeats(spec: TopicSpec) -> bool:
+    return spec.value_schema.field_named("HEARTBEAT_IDENTIFIER") is not None
+
+
+def _accounts_test(names: ModelNames, heartbeats: bool) -> dict[str, Any]:
+    arguments = {
+        "landed": f"source('{names.source}', '{names.table}')",
+        "staging": f"ref('{names.staging}')",
+        "quarantine": f"ref('{names.quarantine}')",
+    }
+    if heartbeats:
+        arguments["heartbeats"] = f"ref('{names.heartbeats}')"
+    return {"cdc_accounts_for_landed_records": {"arguments": arguments}}
+
+
+def _extra_columns(spec: TopicSpec) -> list[str]:
+    """The `_cdc_` columns of the envelope's own extra fields (CDL)."""
+    names = {f.name for f in spec.value_schema.fields}
+    extra = ("message_version", "message_type", "LOB_COLUMNS", "HEARTBEAT_IDENTIFIER")
+    return [f"_cdc_{name.lower()}" for name in extra if name in names]
+
+
+def _staging_models(spec: TopicSpec, names: ModelNames) -> list[dict[str, Any]]:
+    heartbeats = _has_heartbeats(spec)
+    metadata = STAGING_METADATA + _extra_columns(spec)
+    models: list[dict[str, Any]] = [
+        {
+            "name": names.base,
+            "description": f"Every landed record of topic `{spec.topic}`, its value"
+            " parsed once: the typed row image, CDC and Kafka metadata, and the"
+            " quarantine verdict. Appended batch by batch; the staging and"
+            " quarantine models are views over it.",
+            "config": _meta(spec, "base"),
+            "data_tests": [_accounts_test(names, heartbeats)],
+            "columns": _row_columns(spec, key_tests=False)
+            + _metadata_columns(metadata + BASE_VERDICT, None),
+        },
+        {
+            "name": names.staging,
+            "description": f"One row per change event of topic `{spec.topic}`"
+            f" ({envelope_kind(spec.value_schema)} envelope):"
+            " the row image (after for c/r/u, before for d) as typed columns,"
+            " with CDC and Kafka metadata.",
+            "config": _meta(spec, "staging"),
+            "columns": _row_columns(spec, key_tests=False) + _metadata_columns(metadata),
+        },
+        {
+            "name": names.quarantine,
+            "description": f"Landed records of topic `{spec.topic}` that did not"
+            " become change events, each with the reason.",
+            "config": _meta(spec, "quarantine"),
+            "columns": _metadata_columns(QUARANTINE_COLUMNS),
+        },
+    ]
+    if heartbeats:
+        models.append(
+            {
+                "name": names.heartbeats,
+                "description": f"Heartbeats of topic `{spec.topic}` (a HEARTBEAT_IDENTIFIER"
+                " and no row image): counted here, never staged as table rows.",
+                "config": _meta(spec, "heartbeats"),
+                "columns": _metadata_columns(HEARTBEAT_COLUMNS, None),
+            }
+        )
+    return models
+
+
+def scaffold(project: Path, spec: TopicSpec, entity: str | None = None) -> list[Path]:
     """Write the model files for one topic; returns the files touched."""
-    names = ModelNames.for_spec(spec)
+    names = ModelNames.for_spec(spec, entity)
+    if spec.kind != CHANGES:
+        return _scaffold_metadata(project, spec, names)
     staging_dir = project / MODELS_DIR / "staging" / names.folder
     current_dir = project / MODELS_DIR / "current" / names.folder
     fields = {
@@ -248,73 +444,30 @@ def scaffold(project: Path, spec: TopicSpec) -> list[Path]:
         "entity": names.entity,
         "base": names.base,
     }
-    base_sql = project / MODELS_DIR / "staging" / "base" / names.folder / f"{names.base}.sql"
-    staging_sql = staging_dir / f"{names.staging}.sql"
-    quarantine_sql = staging_dir / f"{names.quarantine}.sql"
-    _write_sql(base_sql, BASE_SQL.format(**fields))
-    _write_sql(staging_sql, STAGING_SQL.format(**fields))
-    _write_sql(quarantine_sql, QUARANTINE_SQL.format(**fields))
-    touched = [base_sql, staging_sql, quarantine_sql]
+    sql_files = {
+        project / MODELS_DIR / "staging" / "base" / names.folder / f"{names.base}.sql": BASE_SQL,
+        staging_dir / f"{names.staging}.sql": STAGING_SQL,
+        staging_dir / f"{names.quarantine}.sql": QUARANTINE_SQL,
+    }
+    if _has_heartbeats(spec):
+        sql_files[staging_dir / f"{names.heartbeats}.sql"] = HEARTBEATS_SQL
+    for path, template in sql_files.items():
+        _write_sql(path, template.format(**fields))
+    touched = list(sql_files)
     sources_yml = staging_dir / f"_{names.folder}__sources.yml"
-    _append_entries(
+    add_source_table(
         sources_yml,
-        _sources_header(names.source, spec.connector),
-        [
-            {
-                "name": names.table,
-                "description": f"Raw Kafka records of topic `{spec.topic}`, one row"
-                " per record, as landed by `python -m python_helpers land`.",
-                "meta": {"cdc_topic": spec.topic},
-                "columns": _metadata_columns(LANDING_COLUMNS),
-            }
-        ],
-        indent=6,
+        _source_entry(names.source, spec.connector),
+        {
+            "name": names.table,
+            "description": f"Raw Kafka records of topic `{spec.topic}`, one row"
+            " per record, as landed by `python -m python_helpers land`.",
+            "meta": {"cdc_topic": spec.topic},
+            "columns": _metadata_columns(LANDING_COLUMNS),
+        },
     )
-    staging_yml = staging_dir / f"_{names.folder}__models.yml"
-    _append_entries(
-        staging_yml,
-        "version: 2\n\nmodels:\n",
-        [
-            {
-                "name": names.base,
-                "description": f"Every landed record of topic `{spec.topic}`, its value"
-                " parsed once: the typed row image, CDC and Kafka metadata, and the"
-                " quarantine verdict. Appended batch by batch; the staging and"
-                " quarantine models are views over it.",
-                "config": _meta(spec, "base"),
-                "data_tests": [
-                    {
-                        "cdc_accounts_for_landed_records": {
-                            "arguments": {
-                                "landed": f"source('{names.source}', '{names.table}')",
-                                "staging": f"ref('{names.staging}')",
-                                "quarantine": f"ref('{names.quarantine}')",
-                            }
-                        }
-                    }
-                ],
-                "columns": _row_columns(spec, key_tests=False)
-                + _metadata_columns(STAGING_METADATA + BASE_VERDICT, None),
-            },
-            {
-                "name": names.staging,
-                "description": f"One row per change event of topic `{spec.topic}`:"
-                " the row image (after for c/r/u, before for d) as typed columns,"
-                " with CDC and Kafka metadata.",
-                "config": _meta(spec, "staging"),
-                "columns": _row_columns(spec, key_tests=False)
-                + _metadata_columns(STAGING_METADATA),
-            },
-            {
-                "name": names.quarantine,
-                "description": f"Landed records of topic `{spec.topic}` that did not"
-                " become change events, each with the reason.",
-                "config": _meta(spec, "quarantine"),
-                "columns": _metadata_columns(QUARANTINE_COLUMNS),
-            },
-        ],
-        indent=2,
-    )
+    staging_yml = staging_dir / f"_stg_{names.folder}__{names.entity}.yml"
+    _write_properties(staging_yml, _staging_models(spec, names))
     touched += [sources_yml, staging_yml]
     if spec.primary_key:
         current_sql = current_dir / f"{names.current}.sql"
@@ -324,22 +477,199 @@ def scaffold(project: Path, spec: TopicSpec) -> list[Path]:
             current_sql,
             CURRENT_SQL.format(**fields, key_list=key_list, unique_key=unique_key),
         )
-        current_yml = current_dir / f"_{names.folder}__models.yml"
+        current_yml = current_dir / f"_{names.folder}__{names.entity}.yml"
         entry: dict[str, Any] = {
             "name": names.current,
-            "description": f"Current state of `{names.entity}` (topic `{spec.topic}`):"
+            "description": f"Current state of topic `{spec.topic}`:"
             f" one row per {key_list}, creates, updates and deletes applied in"
-            " source order.",
+            " source order (see cdc_source_position).",
             "config": _meta(spec, "current"),
             "columns": _row_columns(spec, key_tests=True)
-            + _metadata_columns(STAGING_METADATA, CURRENT_OPS),
+            + _metadata_columns(STAGING_METADATA + _extra_columns(spec), CURRENT_OPS),
         }
         if len(spec.primary_key) > 1:
             entry["data_tests"] = [
                 {"cdc_unique_combination": {"arguments": {"columns": list(spec.primary_key)}}}
             ]
-        _append_entries(current_yml, "version: 2\n\nmodels:\n", [entry], indent=2)
+        _write_properties(current_yml, [entry])
         touched += [current_sql, current_yml]
+    return touched
+
+
+TRANSACTION_COLUMNS = {
+    "transaction_id": "Transaction id (`id`), as on the change events' `transaction.id`.",
+    "status": "`BEGIN` or `END`.",
+    "event_count": "END: how many change events the transaction emitted.",
+    "data_collections": "END: events per table (`data_collection`, `event_count`).",
+    "event_at": "When the boundary happened at the source (`ts_ms`), UTC.",
+}
+TRANSACTIONS_TABLE_COLUMNS = {
+    "transaction_id": "Transaction id: join to the change events' `_cdc_transaction_id`.",
+    "status": "`committed` once the END event is seen, else `open`.",
+    "begun_at": "BEGIN time at the source, UTC.",
+    "ended_at": "END time at the source, UTC.",
+    "event_count": "How many change events the transaction emitted (END).",
+    "data_collections": "Events per table (END): `data_collection`, `event_count`.",
+    "_landing_batch": '{{ doc("_landing_batch") }}',
+}
+SCHEMA_CHANGE_COLUMNS = {
+    "database_name": "`databaseName`: the database the change applies to.",
+    "schema_name": "`schemaName`.",
+    "ddl": "The DDL statement, when the connector gives one (SQL Server: never).",
+    "table_changes": "`tableChanges`, typed: change type, table id, primary key, columns.",
+}
+SCHEMA_HISTORY_COLUMNS = {
+    "database_name": "`databaseName`.",
+    "schema_name": "`schemaName`.",
+    "table_id": "Full table identifier (`tableChanges[].id`).",
+    "change_type": "`CREATE`, `ALTER` or `DROP`.",
+    "primary_key_columns": "Primary-key columns of the table after the change.",
+    "columns": "Every column after the change: name, JDBC type, type name, length,"
+    " scale, position, optional, ...",
+    "default_charset_name": "Default character set of the table.",
+    "ddl": "The DDL statement, when the connector gives one.",
+    "_cdc_position": '{{ doc("_cdc_position") }}',
+    "_cdc_source_committed_at": '{{ doc("_cdc_source_committed_at") }}',
+    "_kafka_topic": '{{ doc("_kafka_topic") }}',
+    "_kafka_partition": '{{ doc("_kafka_partition") }}',
+    "_kafka_offset": '{{ doc("_kafka_offset") }}',
+    "_landing_batch": '{{ doc("_landing_batch") }}',
+}
+KAFKA_COLUMNS = [
+    "_kafka_topic",
+    "_kafka_partition",
+    "_kafka_offset",
+    "_kafka_published_at",
+    "_kafka_key",
+    "_landing_batch",
+    "_landed_at",
+    "_staged_at",
+]
+
+
+def _described(columns: dict[str, str]) -> list[dict[str, Any]]:
+    return [{"name": name, "description": text} for name, text in columns.items()]
+
+
+def _scaffold_metadata(project: Path, spec: TopicSpec, names: ModelNames) -> list[Path]:
+    """Models of a transaction-metadata or schema-change topic: base,
+    staging (events), quarantine, and the transactions table or the schema
+    history."""
+    staging_dir = project / MODELS_DIR / "staging" / names.folder
+    current_dir = project / MODELS_DIR / "current" / names.folder
+    transactions = spec.kind == TRANSACTIONS
+    kind = "transaction metadata" if transactions else "schema-change"
+    fields = {
+        "topic": spec.topic,
+        "kind": kind,
+        "source": names.source,
+        "table": names.table,
+        "staging": names.staging,
+        "base": names.base,
+    }
+    sql_files = {
+        project / MODELS_DIR / "staging" / "base" / names.folder / f"{names.base}.sql": (
+            METADATA_BASE_SQL
+        ),
+        staging_dir / f"{names.staging}.sql": METADATA_STAGING_SQL,
+        staging_dir / f"{names.quarantine}.sql": QUARANTINE_SQL,
+        current_dir / f"{names.current}.sql": (
+            TRANSACTIONS_SQL if transactions else SCHEMA_HISTORY_SQL
+        ),
+    }
+    for path, template in sql_files.items():
+        _write_sql(path, template.format(**fields))
+    sources_yml = staging_dir / f"_{names.folder}__sources.yml"
+    add_source_table(
+        sources_yml,
+        _source_entry(names.source, spec.connector),
+        {
+            "name": names.table,
+            "description": f"Raw Kafka records of the {kind} topic `{spec.topic}`.",
+            "meta": {"cdc_topic": spec.topic},
+            "columns": _metadata_columns(LANDING_COLUMNS),
+        },
+    )
+    event_columns = _described(TRANSACTION_COLUMNS if transactions else SCHEMA_CHANGE_COLUMNS)
+    if not transactions:
+        event_columns += _metadata_columns(
+            ["_cdc_position", "_cdc_source_committed_at", "_cdc_processed_at"], None
+        )
+    event_columns += _metadata_columns(KAFKA_COLUMNS, None)
+    staging_yml = staging_dir / f"_stg_{names.folder}__{names.entity}.yml"
+    _write_properties(
+        staging_yml,
+        [
+            {
+                "name": names.base,
+                "description": f"Every landed record of the {kind} topic `{spec.topic}`,"
+                " its value parsed once, with the quarantine verdict.",
+                "config": _meta(spec, "base"),
+                "data_tests": [_accounts_test(names, False)],
+                "columns": event_columns + _metadata_columns(BASE_VERDICT, None),
+            },
+            {
+                "name": names.staging,
+                "description": f"One row per event of the {kind} topic `{spec.topic}`.",
+                "config": _meta(spec, "staging"),
+                "columns": event_columns,
+            },
+            {
+                "name": names.quarantine,
+                "description": f"Landed records of topic `{spec.topic}` that are not"
+                f" {kind} events, each with the reason.",
+                "config": _meta(spec, "quarantine"),
+                "columns": _metadata_columns(QUARANTINE_COLUMNS),
+            },
+        ],
+    )
+    current_yml = current_dir / f"_{names.folder}__{names.entity}.yml"
+    if transactions:
+        current: dict[str, Any] = {
+            "name": names.current,
+            "description": f"One row per transaction of topic `{spec.topic}`: join"
+            " `transaction_id` to the change events' `_cdc_transaction_id`.",
+            "config": _meta(spec, "current"),
+            "columns": _described(TRANSACTIONS_TABLE_COLUMNS),
+        }
+        current["columns"][0]["data_tests"] = ["not_null", "unique"]
+    else:
+        current = {
+            "name": names.current,
+            "description": f"Schema history from topic `{spec.topic}`: one row per"
+            " table change, in source order (`_cdc_position`).",
+            "config": _meta(spec, "current"),
+            "columns": _described(SCHEMA_HISTORY_COLUMNS),
+        }
+    _write_properties(current_yml, [current])
+    return [*sql_files, sources_yml, staging_yml, current_yml]
+
+
+def scaffold_all(
+    project: Path, specs: list[TopicSpec], entities: dict[str, str] | None = None
+) -> list[Path]:
+    """Scaffold the topics that have no models yet, then check that the
+    project still parses (``ProjectError`` names the file if not)."""
+    existing = scaffolded_topics(project)
+    new = [spec for spec in specs if spec.topic not in existing]
+    taken = {path.stem: path for path in sorted((project / MODELS_DIR).rglob("*.sql"))}
+    for spec in new:
+        names = ModelNames.for_spec(spec, (entities or {}).get(spec.topic))
+        for name in (names.base, names.staging, names.quarantine, names.current):
+            if name in taken:
+                raise ProjectError(
+                    f"topic {spec.topic!r} would be scaffolded as model {name!r}, which"
+                    f" {taken[name]} already is: set `model_name: <name>` in the topic's"
+                    " topic.yml"
+                )
+            taken[name] = Path(f"<{spec.topic}>")
+    touched: list[Path] = []
+    for spec in new:
+        if spec.topic not in existing:
+            for path in scaffold(project, spec, (entities or {}).get(spec.topic)):
+                if path not in touched:
+                    touched.append(path)
+    check_project(project / MODELS_DIR)
     return touched
 
 
@@ -357,17 +687,13 @@ LANDING_COLUMNS = [
 ]
 
 
-def _sources_header(source: str, connector: str) -> str:
-    return f"""\
-version: 2
-
-sources:
-  - name: {source}
-    description: >
-      Raw Kafka topics written by the Debezium {connector} connector, one
-      table per topic, landed by `python -m python_helpers land`.
-    schema: "{{{{ var('cdc_landing_schema', 'cdc_landing') }}}}"
-    loader: python_helpers land
-    loaded_at_field: timestamp_micros(landing_batch)
-    tables:
-"""
+def _source_entry(source: str, connector: str) -> dict[str, Any]:
+    return {
+        "name": source,
+        "description": f"Raw Kafka topics written by the {connector} connector, one"
+        " table per topic, landed by `python -m python_helpers land`.",
+        "schema": "{{ var('cdc_landing_schema', 'cdc_landing') }}",
+        "loader": "python_helpers land",
+        "loaded_at_field": "timestamp_micros(landing_batch)",
+        "tables": [],
+    }

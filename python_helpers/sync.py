@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from python_helpers.connect_schema import ConnectSchema, SchemaError, parse_schema
 from python_helpers.digest import file_digest
 from python_helpers.generate import (
     GENERATED_MACRO,
@@ -33,7 +34,9 @@ from python_helpers.landing import (
     topic_dirs,
     topic_files,
 )
-from python_helpers.scaffold import scaffold, scaffolded_topics
+from python_helpers.metadata_topics import CHANGES, METADATA_CONNECTOR, metadata_schema
+from python_helpers.project_check import check_project
+from python_helpers.scaffold import scaffold_all
 from python_helpers.topic_schema import TopicSchemas, scan_file
 
 STATE_FILE = "sync-state.json"
@@ -53,13 +56,58 @@ class SyncResult:
     files_unchanged: int = 0
 
 
-def _configured_key(topic_dir: Path) -> tuple[str, ...]:
+VALUE_SCHEMA_FILE = "value-schema.json"
+
+
+def _topic_config(topic_dir: Path) -> dict[str, Any]:
     config_path = topic_dir / TOPIC_CONFIG_FILE
     if not config_path.exists():
-        return ()
+        return {}
     loaded = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
-    key = loaded.get("primary_key") or ()
+    if not isinstance(loaded, dict):
+        raise SpecError(f"{config_path}: expected a mapping of settings")
+    return loaded
+
+
+def _configured_key(topic_dir: Path) -> tuple[str, ...]:
+    key = _topic_config(topic_dir).get("primary_key") or ()
     return (key,) if isinstance(key, str) else tuple(str(k) for k in key)
+
+
+NO_SCHEMA_HELP = (
+    "{events} events and none carries a schema block (JsonConverter "
+    "schemas.enable=false). Give the topic a schema: `schema_from: <topic>` in "
+    "{folder}/topic.yml (a landed topic of the same table whose events carry "
+    "schema blocks), or the Kafka Connect value schema block in "
+    "{folder}/value-schema.json"
+)
+
+
+def _given_schema(
+    topic_dir: Path, specs: dict[str, TopicSpec]
+) -> tuple[ConnectSchema | None, ConnectSchema | None, str | None]:
+    """A schema given for a topic whose events carry none: (value schema,
+    key schema, connector), or Nones. Raises SpecError naming what is wrong."""
+    config = _topic_config(topic_dir)
+    source = config.get("schema_from")
+    if source:
+        known = specs.get(str(source))
+        if known is None:
+            raise SpecError(
+                f"{topic_dir / TOPIC_CONFIG_FILE}: schema_from names topic {source!r}, "
+                "which has no generated schema (land it too)"
+            )
+        return known.value_schema, known.key_schema, known.connector
+    schema_file = topic_dir / VALUE_SCHEMA_FILE
+    if schema_file.exists():
+        try:
+            block = json.loads(schema_file.read_text(encoding="utf-8"))
+            if isinstance(block, dict) and isinstance(block.get("schema"), dict):
+                block = block["schema"]  # a whole {"schema", "payload"} event
+            return parse_schema(block), None, None
+        except (ValueError, SchemaError) as error:
+            raise SpecError(f"{schema_file}: not a Kafka Connect schema block: {error}") from None
+    return None, None, None
 
 
 def _primary_key(collected: TopicSchemas, configured: tuple[str, ...]) -> tuple[str, ...]:
@@ -67,6 +115,9 @@ def _primary_key(collected: TopicSchemas, configured: tuple[str, ...]) -> tuple[
         return configured
     if collected.key_schema is not None and collected.key_schema.type == "struct":
         return tuple(f.name for f in collected.key_schema.fields)
+    unique = collected.value_schema.field_named("unique") if collected.value_schema else None
+    if unique is not None and unique.schema.type == "struct":  # Huawei CDL
+        return tuple(f.name for f in unique.schema.fields)
     return ()
 
 
@@ -139,23 +190,44 @@ def collect_topic(topic_dir: Path, state: ScanState) -> tuple[TopicSchemas, bool
 
 
 def spec_for_topic(
-    topic_dir: Path, collected: TopicSchemas, primary_key: tuple[str, ...] = ()
+    topic_dir: Path,
+    collected: TopicSchemas,
+    primary_key: tuple[str, ...] = (),
+    specs: dict[str, TopicSpec] | None = None,
 ) -> tuple[TopicSpec | None, str | None]:
-    """The spec of what was collected of one topic, or ``(None, reason)``."""
-    if collected.value_schema is None:
-        return None, (
-            f"{collected.events} new events and none carries a schema block "
-            "(JsonConverter schemas.enable=false?)"
+    """The spec of what was collected of one topic, or ``(None, reason)``.
+    A topic without schema blocks uses the schema its folder gives (see
+    NO_SCHEMA_HELP), resolved against ``specs``."""
+    if collected.kind != CHANGES:
+        spec = TopicSpec(
+            topic=topic_dir.name,
+            connector=collected.connector or METADATA_CONNECTOR,
+            source_table=None,
+            primary_key=(),
+            value_schema=metadata_schema(collected.kind, collected.source_fields),
+            key_schema=None,
+            kind=collected.kind,
         )
-    if not collected.connector:
+        return spec, None
+    value_schema, key_schema, connector = collected.value_schema, collected.key_schema, None
+    if value_schema is None:
+        try:
+            value_schema, key_schema, connector = _given_schema(topic_dir, specs or {})
+        except SpecError as error:
+            return None, str(error)
+    if value_schema is None:
+        return None, NO_SCHEMA_HELP.format(events=collected.events, folder=topic_dir)
+    connector = collected.connector or connector
+    if not connector:
         return None, "no event names its connector (payload.source.connector)"
+    collected.value_schema, collected.key_schema = value_schema, key_schema
     spec = TopicSpec(
         topic=topic_dir.name,
-        connector=collected.connector,
+        connector=connector,
         source_table=collected.source_table,
         primary_key=_primary_key(collected, primary_key or _configured_key(topic_dir)),
-        value_schema=collected.value_schema,
-        key_schema=collected.key_schema,
+        value_schema=value_schema,
+        key_schema=key_schema,
     )
     return spec, None
 
@@ -178,7 +250,10 @@ def sync(
     specs = read_macro(old_text) if old_text else {}
     state_path = None if check or state_dir is None else state_dir / STATE_FILE
     state = ScanState.load(state_path, old_text)
-    for topic_dir in topic_dirs(landing):
+    dirs = topic_dirs(landing)
+    # topics that borrow another topic's schema go after the others
+    dirs.sort(key=lambda d: bool(_topic_config(d).get("schema_from")))
+    for topic_dir in dirs:
         started = time.monotonic()
         collected, new, scanned = collect_topic(topic_dir, state)
         result.bytes_scanned += scanned
@@ -193,7 +268,7 @@ def sync(
             )
         known = specs.get(topic_dir.name)
         spec, reason = spec_for_topic(
-            topic_dir, collected, (primary_keys or {}).get(topic_dir.name, ())
+            topic_dir, collected, (primary_keys or {}).get(topic_dir.name, ()), specs
         )
         if spec is None and known is not None:
             spec = known  # nothing new that changes it (e.g. known schemas only)
@@ -203,11 +278,12 @@ def sync(
             result.skipped[topic_dir.name] = reason or "unknown"
             continue
         try:
-            row_schema(spec.value_schema)
+            if spec.kind == CHANGES:
+                row_schema(spec.value_schema)
         except SpecError as error:
             result.skipped[spec.topic] = str(error)
             continue
-        if not spec.primary_key:
+        if not spec.primary_key and spec.kind == CHANGES:
             result.warnings.append(
                 f"{spec.topic}: no key schema and no primary_key in "
                 f"{TOPIC_CONFIG_FILE}; only staging models are scaffolded"
@@ -217,16 +293,18 @@ def sync(
     new_text = render_macro(specs)
     result.generated_changed = new_text != old_text
     if check:
+        check_project(project / "models")
         return result
     if result.generated_changed:
         macro_path.parent.mkdir(parents=True, exist_ok=True)
         macro_path.write_text(new_text, encoding="utf-8")
     if state_path is not None:
         state.save(state_path, new_text)
-    existing = scaffolded_topics(project)
-    for topic in sorted(result.specs):
-        if topic not in existing:
-            for path in scaffold(project, result.specs[topic]):
-                if path not in result.scaffolded:
-                    result.scaffolded.append(path)
+    entities = {
+        d.name: str(_topic_config(d)["model_name"])
+        for d in dirs
+        if _topic_config(d).get("model_name")
+    }
+    specs_in_order = [result.specs[topic] for topic in sorted(result.specs)]
+    result.scaffolded = scaffold_all(project, specs_in_order, entities)
     return result

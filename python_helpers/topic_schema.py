@@ -20,7 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from python_helpers.connect_schema import ConnectSchema, merge_schemas, parse_schema
+from python_helpers.metadata_topics import CHANGES, METADATA_CONNECTOR, TRANSACTIONS, kind_of
 
+# Huawei MRS CDL (both message versions) names no Debezium connector.
+CDL_CONNECTOR = "cdl"
 _PLAIN = (b'{"schema":', b',"payload":')
 _ESCAPED = (b'{\\"schema\\":', b',\\"payload\\":')
 # the same marks with any whitespace a JSON writer may put around them
@@ -44,6 +47,8 @@ class TopicSchemas:
     key_schema: ConnectSchema | None = None
     connector: str | None = None
     source_table: str | None = None
+    kind: str = CHANGES
+    source_fields: list[str] = field(default_factory=list)
     events: int = 0
     events_with_schema: int = 0
     seen: set[str] = field(default_factory=set)
@@ -58,10 +63,27 @@ class TopicSchemas:
         if isinstance(schema, dict):
             self.value_schema = self._merged(self.value_schema, schema)
         payload = value.get("payload") if "payload" in value else value
-        if isinstance(payload, dict) and isinstance(payload.get("source"), dict):
+        if not isinstance(payload, dict):
+            return
+        kind = kind_of(payload)
+        if kind != CHANGES:
+            self.kind = kind
+            if isinstance(payload.get("source"), dict):
+                for name in payload["source"]:
+                    if name not in self.source_fields:
+                        self.source_fields.append(name)
+            if kind == TRANSACTIONS:
+                self.connector = self.connector or METADATA_CONNECTOR
+        if "message_version" in payload or "OPERATION" in payload:
+            self.connector = self.connector or CDL_CONNECTOR
+        if isinstance(payload.get("source"), dict):
             source = payload["source"]
             self.connector = self.connector or source.get("connector")
             self.source_table = self.source_table or source_table_name(source)
+        elif payload.get("TABLE_NAME"):  # CDL JSON 1.0
+            owner = payload.get("SEG_OWNER")
+            table = payload["TABLE_NAME"]
+            self.source_table = self.source_table or (f"{owner}_{table}" if owner else table)
 
     def add_key(self, key: dict[str, Any]) -> None:
         """Merge the schema block of one parsed key."""

@@ -25,8 +25,13 @@
         events._cdc_source_committed_at,
         events._cdc_processed_at,
         events._cdc_transaction_id,
+        events._cdc_transaction_total_order,
+        events._cdc_transaction_collection_order,
         {%- for name in spec.source_fields %}
         events.{{ cdc_source_column_name(name) }},
+        {%- endfor %}
+        {%- for name in cdc_extra_fields(spec) %}
+        events.{{ cdc_extra_column_name(name) }},
         {%- endfor %}
         -- kafka and landing metadata
         events._kafka_topic,

@@ -33,18 +33,27 @@
         {{ cdc_source_position(spec, 'events._event.source', 'events.kafka_offset') }}
             as _cdc_position,
         coalesce(
-            cast({{ _cdc_present(spec.source_fields, 'snapshot', 'events._event.source', 'string') }}
-                as string),
+            {{ _cdc_present(spec.source_fields, 'snapshot', 'events._event.source', 'string') }},
             'false'
         ) != 'false' as _cdc_is_snapshot,
-        timestamp_millis({{ _cdc_present(spec.source_fields, 'ts_ms', 'events._event.source', 'bigint') }})
-            as _cdc_source_committed_at,
-        timestamp_millis({{ _cdc_present(spec.envelope_fields, 'ts_ms', 'events._event', 'bigint') }})
-            as _cdc_processed_at,
+        timestamp_millis(cast(
+            {{ _cdc_present(spec.source_fields, 'ts_ms', 'events._event.source', 'string') }}
+            as bigint)) as _cdc_source_committed_at,
+        timestamp_millis(cast(
+            {{ _cdc_present(spec.envelope_fields, 'ts_ms', 'events._event', 'string') }}
+            as bigint)) as _cdc_processed_at,
         {{ _cdc_present(spec.envelope_fields, 'transaction', 'events._event', 'string', '.id') }}
             as _cdc_transaction_id,
+        cast({{ _cdc_present(spec.envelope_fields, 'transaction', 'events._event', 'string',
+            '.total_order') }} as bigint) as _cdc_transaction_total_order,
+        cast({{ _cdc_present(spec.envelope_fields, 'transaction', 'events._event', 'string',
+            '.data_collection_order') }} as bigint) as _cdc_transaction_collection_order,
         {%- for name in spec.source_fields %}
-        events._event.source.`{{ name }}` as {{ cdc_source_column_name(name) }},
+        cast(events._event.source.`{{ name }}` as {{ (spec.source_types or {}).get(name, 'string') }})
+            as {{ cdc_source_column_name(name) }},
+        {%- endfor %}
+        {%- for name in cdc_extra_fields(spec) %}
+        {{ _cdc_extra_expr(name, 'events._event') }} as {{ cdc_extra_column_name(name) }},
         {%- endfor %}
         -- kafka and landing metadata
         events.kafka_topic as _kafka_topic,
@@ -72,6 +81,12 @@
                     then 'malformed_json'
                 when rowed._message._unparsed is not null then 'type_mismatch'
                 when rowed._event is null then 'null_payload'
+                {%- if 'HEARTBEAT_IDENTIFIER' in spec.envelope_fields %}
+                when rowed._event.HEARTBEAT_IDENTIFIER is not null
+                    and rowed._event.before is null
+                    and rowed._event.after is null
+                    then 'heartbeat'
+                {%- endif %}
                 when rowed._event.op is null then 'not_a_change_event'
                 when rowed._event.op not in ('c', 'r', 'u', 'd', 't') then 'unsupported_op'
                 {%- for key in primary_key %}
@@ -94,33 +109,39 @@
             end as _quarantine_detail
         from (
             select
-                unwrapped.*,
-                if(unwrapped._event.op = 'd', unwrapped._event.before, unwrapped._event.after)
+                normalized.*,
+                if(normalized._event.op = 'd', normalized._event.before, normalized._event.after)
                     as _row
             from (
                 select
-                    parsed.*,
-                    {{ _cdc_unwrap('parsed._message', spec.envelope_fields) }} as _event
-                    {%- if spec.key_type %},
-                    {{ _cdc_unwrap('parsed._key_message', spec.key_fields) }} as _key
-                    {%- endif %}
+                    unwrapped.*,
+                    {{ cdc_normalize_envelope(spec, 'unwrapped._raw_event') }} as _event
                 from (
                     select
-                        landed.*,
-                        from_json(
-                            landed.kafka_value,
-                            '{{ _cdc_wrapper_type(spec.value_type, true) }}',
-                            map('columnNameOfCorruptRecord', '_unparsed')
-                        ) as _message
+                        parsed.*,
+                        {{ _cdc_unwrap('parsed._message', spec.parse_fields or spec.envelope_fields) }}
+                            as _raw_event
                         {%- if spec.key_type %},
-                        from_json(
-                            landed.kafka_key, '{{ _cdc_wrapper_type(spec.key_type, false) }}'
-                        ) as _key_message
+                        {{ _cdc_unwrap('parsed._key_message', spec.key_fields) }} as _key
                         {%- endif %}
-                    from {{ relation }} as landed
-                    where {{ cdc_new_batches_filter('landed.landing_batch') }}
-                ) as parsed
-            ) as unwrapped
+                    from (
+                        select
+                            landed.*,
+                            from_json(
+                                landed.kafka_value,
+                                '{{ _cdc_wrapper_type(spec.value_type, true) }}',
+                                map('columnNameOfCorruptRecord', '_unparsed')
+                            ) as _message
+                            {%- if spec.key_type %},
+                            from_json(
+                                landed.kafka_key, '{{ _cdc_wrapper_type(spec.key_type, false) }}'
+                            ) as _key_message
+                            {%- endif %}
+                        from {{ relation }} as landed
+                        where {{ cdc_new_batches_filter('landed.landing_batch') }}
+                    ) as parsed
+                ) as unwrapped
+            ) as normalized
         ) as rowed
     ) as events
 {%- endmacro %}
@@ -151,10 +172,17 @@
 {#- The primary-key value of the row image, falling back to the Kafka key
     (a delete without a full `before` image still names its key there). -#}
 {% macro _cdc_key_expr(key, spec, prefix='parsed.') -%}
+    {%- set found = [prefix ~ '_row.`' ~ key ~ '`'] -%}
     {%- if key in (spec.key_fields or []) -%}
-        coalesce({{ prefix }}_row.`{{ key }}`, {{ prefix }}_key.`{{ key }}`)
+        {%- do found.append(prefix ~ '_key.`' ~ key ~ '`') -%}
+    {%- endif -%}
+    {%- if 'unique' in spec.envelope_fields -%}
+        {%- do found.append(prefix ~ '_event.`unique`.`' ~ key ~ '`') -%}
+    {%- endif -%}
+    {%- if found | length == 1 -%}
+        {{ found[0] }}
     {%- else -%}
-        {{ prefix }}_row.`{{ key }}`
+        coalesce({{ found | join(', ') }})
     {%- endif -%}
 {%- endmacro %}
 

@@ -11,17 +11,25 @@
 topics:
   PostgreSQL_server.public.customers:
     connector: postgresql
+    envelope: debezium
     source_table: public_customers
     primary_key:
     - id
     value_type: 'struct<`before`: struct<`id`: int, `first_name`: string, `last_name`: string, `email`:
       string>, `after`: struct<`id`: int, `first_name`: string, `last_name`: string, `email`: string>,
-      `source`: struct<`version`: string, `connector`: string, `name`: string, `ts_ms`: bigint, `snapshot`:
-      boolean, `db`: string, `schema`: string, `table`: string, `txId`: bigint, `lsn`: bigint, `xmin`:
-      bigint>, `op`: string, `ts_ms`: bigint, `message`: struct<`prefix`: string, `content`: string>>'
+      `source`: struct<`version`: string, `connector`: string, `name`: string, `ts_ms`: string, `snapshot`:
+      string, `db`: string, `schema`: string, `table`: string, `txId`: string, `lsn`: string, `xmin`:
+      string>, `op`: string, `ts_ms`: string, `message`: struct<`prefix`: string, `content`: string>>'
     key_type: 'struct<`id`: int>'
     key_fields:
     - id
+    parse_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    - message
     envelope_fields:
     - before
     - after
@@ -41,6 +49,18 @@ topics:
     - txId
     - lsn
     - xmin
+    source_types:
+      version: string
+      connector: string
+      name: string
+      ts_ms: bigint
+      snapshot: boolean
+      db: string
+      schema: string
+      table: string
+      txId: bigint
+      lsn: bigint
+      xmin: bigint
     columns:
     - name: id
       raw_type: int
@@ -68,19 +88,368 @@ topics:
       connect_type: string, not null
     value_schema: '{"fields":[{"field":"before","fields":[{"field":"id","optional":false,"type":"int32"},{"field":"first_name","optional":false,"type":"string"},{"field":"last_name","optional":false,"type":"string"},{"field":"email","optional":false,"type":"string"}],"name":"PostgreSQL_server.inventory.customers.Value","optional":true,"type":"struct"},{"field":"after","fields":[{"field":"id","optional":false,"type":"int32"},{"field":"first_name","optional":false,"type":"string"},{"field":"last_name","optional":false,"type":"string"},{"field":"email","optional":false,"type":"string"}],"name":"PostgreSQL_server.inventory.customers.Value","optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":false,"type":"string"},{"field":"connector","optional":false,"type":"string"},{"field":"name","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"snapshot","optional":true,"type":"boolean"},{"field":"db","optional":false,"type":"string"},{"field":"schema","optional":false,"type":"string"},{"field":"table","optional":false,"type":"string"},{"field":"txId","optional":true,"type":"int64"},{"field":"lsn","optional":true,"type":"int64"},{"field":"xmin","optional":true,"type":"int64"}],"name":"io.debezium.connector.postgresql.Source","optional":false,"type":"struct"},{"field":"op","optional":false,"type":"string"},{"field":"ts_ms","optional":true,"type":"int64"},{"field":"message","fields":[{"field":"prefix","optional":false,"type":"string"},{"field":"content","optional":false,"type":"bytes"}],"name":"io.debezium.connector.common.Message","optional":true,"type":"struct"}],"name":"PostgreSQL_server.inventory.customers.Envelope","optional":false,"type":"struct"}'
     key_schema: '{"fields":[{"field":"id","optional":false,"type":"int32"}],"name":"PostgreSQL_server.public.customers.Key","optional":false,"type":"struct"}'
+  RW_CDC_0:
+    connector: mysql
+    kind: schema_changes
+    source_table: null
+    primary_key: []
+    value_type: 'struct<`source`: struct<`version`: string, `connector`: string, `name`: string, `ts_ms`:
+      string, `snapshot`: string, `db`: string, `sequence`: string, `table`: string, `server_id`: string,
+      `gtid`: string, `file`: string, `pos`: string, `row`: string, `thread`: string, `query`: string>,
+      `ts_ms`: string, `databaseName`: string, `schemaName`: string, `ddl`: string, `tableChanges`: array<struct<`type`:
+      string, `id`: string, `table`: struct<`defaultCharsetName`: string, `primaryKeyColumnNames`: array<string>,
+      `columns`: array<struct<`name`: string, `jdbcType`: string, `nativeType`: string, `typeName`: string,
+      `typeExpression`: string, `charsetName`: string, `length`: string, `scale`: string, `position`:
+      string, `optional`: string, `autoIncremented`: string, `generated`: string, `comment`: string, `defaultValueExpression`:
+      string, `enumValues`: array<string>>>, `comment`: string>>>>'
+    key_type: null
+    key_fields: []
+    parse_fields:
+    - source
+    - ts_ms
+    - databaseName
+    - schemaName
+    - ddl
+    - tableChanges
+    envelope_fields:
+    - source
+    - ts_ms
+    - databaseName
+    - schemaName
+    - ddl
+    - tableChanges
+    source_fields:
+    - version
+    - connector
+    - name
+    - ts_ms
+    - snapshot
+    - db
+    - sequence
+    - table
+    - server_id
+    - gtid
+    - file
+    - pos
+    - row
+    - thread
+    - query
+    source_types:
+      version: string
+      connector: string
+      name: string
+      ts_ms: bigint
+      snapshot: string
+      db: string
+      sequence: string
+      table: string
+      server_id: bigint
+      gtid: string
+      file: string
+      pos: bigint
+      row: int
+      thread: bigint
+      query: string
+    columns: []
+    value_schema: '{"fields":[{"field":"source","fields":[{"field":"version","optional":true,"type":"string"},{"field":"connector","optional":true,"type":"string"},{"field":"name","optional":true,"type":"string"},{"field":"ts_ms","optional":true,"type":"string"},{"field":"snapshot","optional":true,"type":"string"},{"field":"db","optional":true,"type":"string"},{"field":"sequence","optional":true,"type":"string"},{"field":"table","optional":true,"type":"string"},{"field":"server_id","optional":true,"type":"string"},{"field":"gtid","optional":true,"type":"string"},{"field":"file","optional":true,"type":"string"},{"field":"pos","optional":true,"type":"string"},{"field":"row","optional":true,"type":"string"},{"field":"thread","optional":true,"type":"string"},{"field":"query","optional":true,"type":"string"}],"optional":true,"type":"struct"},{"field":"ts_ms","optional":true,"type":"string"},{"field":"databaseName","optional":true,"type":"string"},{"field":"schemaName","optional":true,"type":"string"},{"field":"ddl","optional":true,"type":"string"},{"field":"tableChanges","items":{"fields":[{"field":"type","optional":true,"type":"string"},{"field":"id","optional":true,"type":"string"},{"field":"table","fields":[{"field":"defaultCharsetName","optional":true,"type":"string"},{"field":"primaryKeyColumnNames","items":{"optional":false,"type":"string"},"optional":true,"type":"array"},{"field":"columns","items":{"fields":[{"field":"name","optional":true,"type":"string"},{"field":"jdbcType","optional":true,"type":"string"},{"field":"nativeType","optional":true,"type":"string"},{"field":"typeName","optional":true,"type":"string"},{"field":"typeExpression","optional":true,"type":"string"},{"field":"charsetName","optional":true,"type":"string"},{"field":"length","optional":true,"type":"string"},{"field":"scale","optional":true,"type":"string"},{"field":"position","optional":true,"type":"string"},{"field":"optional","optional":true,"type":"string"},{"field":"autoIncremented","optional":true,"type":"string"},{"field":"generated","optional":true,"type":"string"},{"field":"comment","optional":true,"type":"string"},{"field":"defaultValueExpression","optional":true,"type":"string"},{"field":"enumValues","items":{"optional":false,"type":"string"},"optional":true,"type":"array"}],"optional":true,"type":"struct"},"optional":true,"type":"array"},{"field":"comment","optional":true,"type":"string"}],"optional":true,"type":"struct"}],"optional":true,"type":"struct"},"optional":true,"type":"array"}],"optional":true,"type":"struct"}'
+    key_schema: null
+  RW_CDC_1001.transaction:
+    connector: debezium
+    kind: transactions
+    source_table: null
+    primary_key: []
+    value_type: 'struct<`status`: string, `id`: string, `event_count`: string, `data_collections`: array<struct<`data_collection`:
+      string, `event_count`: string>>, `ts_ms`: string>'
+    key_type: null
+    key_fields: []
+    parse_fields:
+    - status
+    - id
+    - event_count
+    - data_collections
+    - ts_ms
+    envelope_fields:
+    - status
+    - id
+    - event_count
+    - data_collections
+    - ts_ms
+    source_fields: []
+    source_types: {}
+    columns: []
+    value_schema: '{"fields":[{"field":"status","optional":true,"type":"string"},{"field":"id","optional":true,"type":"string"},{"field":"event_count","optional":true,"type":"string"},{"field":"data_collections","items":{"fields":[{"field":"data_collection","optional":true,"type":"string"},{"field":"event_count","optional":true,"type":"string"}],"optional":true,"type":"struct"},"optional":true,"type":"array"},{"field":"ts_ms","optional":true,"type":"string"}],"optional":true,"type":"struct"}'
+    key_schema: null
+  cdl_debezium.public.ct_pg2hudi:
+    connector: cdl
+    envelope: cdl_debezium
+    source_table: public_ct_pg2hudi
+    primary_key:
+    - id
+    value_type: 'struct<`before`: struct<`count1`: bigint, `id`: int, `time1`: string, `decimalNum`: string>,
+      `after`: struct<`count1`: bigint, `id`: int, `time1`: string, `decimalNum`: string>, `source`: struct<`version`:
+      string, `connector`: string, `name`: string, `ts_ms`: string, `snapshot`: string, `db`: string,
+      `schema`: string, `table`: string, `txId`: string, `lsn`: string>, `op`: string, `ts_ms`: string,
+      `message_version`: string, `message_type`: string, `LOB_COLUMNS`: string, `unique`: struct<`id`:
+      int>>'
+    key_type: null
+    key_fields: []
+    parse_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    - message_version
+    - message_type
+    - LOB_COLUMNS
+    - unique
+    envelope_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    - message_version
+    - message_type
+    - LOB_COLUMNS
+    - unique
+    source_fields:
+    - version
+    - connector
+    - name
+    - ts_ms
+    - snapshot
+    - db
+    - schema
+    - table
+    - txId
+    - lsn
+    source_types:
+      version: string
+      connector: string
+      name: string
+      ts_ms: bigint
+      snapshot: string
+      db: string
+      schema: string
+      table: string
+      txId: bigint
+      lsn: bigint
+    columns:
+    - name: count1
+      raw_type: bigint
+      type: bigint
+      decoder: none
+      optional: true
+      connect_type: int64
+    - name: id
+      raw_type: int
+      type: int
+      decoder: none
+      optional: false
+      connect_type: int32, not null
+    - name: time1
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string (com.xxx.cdc.data.timestamp)
+    - name: decimalNum
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string (com.xxx.cdc.data.Decimal)
+    value_schema: '{"fields":[{"field":"before","fields":[{"field":"count1","optional":true,"type":"int64"},{"field":"id","optional":false,"type":"int32"},{"field":"time1","name":"com.xxx.cdc.data.timestamp","optional":true,"type":"string"},{"field":"decimalNum","name":"com.xxx.cdc.data.Decimal","optional":true,"type":"string"}],"name":"before","optional":true,"type":"struct"},{"field":"after","fields":[{"field":"count1","optional":true,"type":"int64"},{"field":"id","optional":false,"type":"int32"},{"field":"time1","name":"com.xxx.cdc.data.timestamp","optional":true,"type":"string"},{"field":"decimalNum","name":"com.xxx.cdc.data.Decimal","optional":true,"type":"string"}],"name":"data","optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":false,"type":"string"},{"field":"connector","optional":false,"type":"string"},{"field":"name","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"snapshot","name":"io.debezium.data.Enum","optional":true,"parameters":{"allowed":"true,last,false"},"type":"string","version":1},{"field":"db","optional":false,"type":"string"},{"field":"schema","optional":false,"type":"string"},{"field":"table","optional":false,"type":"string"},{"field":"txId","optional":true,"type":"int64"},{"field":"lsn","optional":true,"type":"int64"}],"name":"io.debezium.connector.postgresql.Source","optional":false,"type":"struct"},{"field":"op","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"message_version","optional":false,"type":"string"},{"field":"message_type","optional":false,"type":"string"},{"field":"LOB_COLUMNS","optional":true,"type":"string"},{"field":"unique","fields":[{"field":"id","optional":false,"type":"int32"}],"name":"unique","optional":true,"type":"struct"}],"name":"public.ct_pg2hudi","optional":false,"type":"struct"}'
+    key_schema: null
+  cdl_json.public.ct_pg2hudi:
+    connector: cdl
+    envelope: cdl_json
+    source_table: public_ct_pg2hudi
+    primary_key:
+    - id
+    value_type: 'struct<`DATA_STORE`: string, `SEG_OWNER`: string, `TABLE_NAME`: string, `TIMESTAMP`:
+      string, `OPERATION`: string, `LOB_COLUMNS`: string, `transaction`: struct<`properties`: array<struct<`name`:
+      string, `value`: string>>>, `unique`: struct<`id`: int>, `data`: struct<`count1`: bigint, `id`:
+      int, `time1`: bigint, `decimalNum`: string>, `before`: struct<`count1`: bigint, `id`: int, `time1`:
+      bigint, `decimalNum`: string>, `message_version`: string, `message_type`: string, `HEARTBEAT_IDENTIFIER`:
+      string>'
+    key_type: null
+    key_fields: []
+    parse_fields:
+    - DATA_STORE
+    - SEG_OWNER
+    - TABLE_NAME
+    - TIMESTAMP
+    - OPERATION
+    - LOB_COLUMNS
+    - transaction
+    - unique
+    - data
+    - before
+    - message_version
+    - message_type
+    - HEARTBEAT_IDENTIFIER
+    envelope_fields:
+    - before
+    - after
+    - source
+    - op
+    - message_version
+    - message_type
+    - unique
+    - LOB_COLUMNS
+    - HEARTBEAT_IDENTIFIER
+    source_fields:
+    - connector
+    - schema
+    - table
+    - ts_ms
+    - lsn
+    - txId
+    source_types:
+      connector: string
+      schema: string
+      table: string
+      ts_ms: bigint
+      lsn: bigint
+      txId: bigint
+    columns:
+    - name: count1
+      raw_type: bigint
+      type: bigint
+      decoder: none
+      optional: true
+      connect_type: int64
+    - name: id
+      raw_type: int
+      type: int
+      decoder: none
+      optional: false
+      connect_type: int32, not null
+    - name: time1
+      raw_type: bigint
+      type: timestamp
+      decoder: timestamp_millis
+      optional: true
+      connect_type: int64 (org.apache.kafka.connect.data.Timestamp)
+    - name: decimalNum
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string (com.xxx.cdc.data.Decimal)
+    value_schema: '{"fields":[{"field":"DATA_STORE","optional":false,"type":"string"},{"field":"SEG_OWNER","optional":false,"type":"string"},{"field":"TABLE_NAME","optional":false,"type":"string"},{"field":"TIMESTAMP","name":"org.apache.kafka.connect.data.Timestamp","optional":false,"type":"int64","version":1},{"field":"OPERATION","optional":false,"type":"string"},{"field":"LOB_COLUMNS","optional":true,"type":"string"},{"field":"transaction","fields":[{"field":"properties","items":{"fields":[{"field":"name","optional":false,"type":"string"},{"field":"value","optional":false,"type":"int64"}],"optional":false,"type":"struct"},"optional":false,"type":"array"}],"name":"transaction","optional":false,"type":"struct"},{"field":"unique","fields":[{"field":"id","optional":false,"type":"int32"}],"name":"unique","optional":true,"type":"struct"},{"field":"data","fields":[{"field":"count1","optional":true,"type":"int64"},{"field":"id","optional":false,"type":"int32"},{"field":"time1","name":"org.apache.kafka.connect.data.Timestamp","optional":true,"type":"int64","version":1},{"field":"decimalNum","name":"com.xxx.cdc.data.Decimal","optional":true,"type":"string"}],"name":"data","optional":true,"type":"struct"},{"field":"before","fields":[{"field":"count1","optional":true,"type":"int64"},{"field":"id","optional":false,"type":"int32"},{"field":"time1","name":"org.apache.kafka.connect.data.Timestamp","optional":true,"type":"int64","version":1},{"field":"decimalNum","name":"com.xxx.cdc.data.Decimal","optional":true,"type":"string"}],"name":"before","optional":true,"type":"struct"},{"field":"message_version","optional":false,"type":"string"},{"field":"message_type","optional":false,"type":"string"},{"field":"HEARTBEAT_IDENTIFIER","optional":true,"type":"string"}],"name":"public.ct_pg2hudi","optional":false,"type":"struct"}'
+    key_schema: null
+  dbserver1.inventory.customers:
+    connector: mysql
+    envelope: debezium
+    source_table: inventory_customers
+    primary_key:
+    - id
+    value_type: 'struct<`before`: struct<`id`: int, `first_name`: string, `last_name`: string, `email`:
+      string>, `after`: struct<`id`: int, `first_name`: string, `last_name`: string, `email`: string>,
+      `source`: struct<`version`: string, `connector`: string, `name`: string, `ts_ms`: string, `snapshot`:
+      string, `db`: string, `sequence`: string, `table`: string, `server_id`: string, `gtid`: string,
+      `file`: string, `pos`: string, `row`: string, `thread`: string, `query`: string>, `op`: string,
+      `ts_ms`: string, `transaction`: struct<`id`: string, `total_order`: string, `data_collection_order`:
+      string>>'
+    key_type: null
+    key_fields: []
+    parse_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    - transaction
+    envelope_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    - transaction
+    source_fields:
+    - version
+    - connector
+    - name
+    - ts_ms
+    - snapshot
+    - db
+    - sequence
+    - table
+    - server_id
+    - gtid
+    - file
+    - pos
+    - row
+    - thread
+    - query
+    source_types:
+      version: string
+      connector: string
+      name: string
+      ts_ms: bigint
+      snapshot: string
+      db: string
+      sequence: string
+      table: string
+      server_id: bigint
+      gtid: string
+      file: string
+      pos: bigint
+      row: int
+      thread: bigint
+      query: string
+    columns:
+    - name: id
+      raw_type: int
+      type: int
+      decoder: none
+      optional: false
+      connect_type: int32, not null
+    - name: first_name
+      raw_type: string
+      type: string
+      decoder: none
+      optional: false
+      connect_type: string, not null
+    - name: last_name
+      raw_type: string
+      type: string
+      decoder: none
+      optional: false
+      connect_type: string, not null
+    - name: email
+      raw_type: string
+      type: string
+      decoder: none
+      optional: false
+      connect_type: string, not null
+    value_schema: '{"fields":[{"field":"before","fields":[{"field":"id","optional":false,"type":"int32"},{"field":"first_name","optional":false,"type":"string"},{"field":"last_name","optional":false,"type":"string"},{"field":"email","optional":false,"type":"string"}],"name":"dbserver1.inventory.customers.Value","optional":true,"type":"struct"},{"field":"after","fields":[{"field":"id","optional":false,"type":"int32"},{"field":"first_name","optional":false,"type":"string"},{"field":"last_name","optional":false,"type":"string"},{"field":"email","optional":false,"type":"string"}],"name":"dbserver1.inventory.customers.Value","optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":false,"type":"string"},{"field":"connector","optional":false,"type":"string"},{"field":"name","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"snapshot","name":"io.debezium.data.Enum","optional":true,"parameters":{"allowed":"true,last,false,incremental"},"type":"string","version":1},{"field":"db","optional":false,"type":"string"},{"field":"sequence","optional":true,"type":"string"},{"field":"table","optional":true,"type":"string"},{"field":"server_id","optional":false,"type":"int64"},{"field":"gtid","optional":true,"type":"string"},{"field":"file","optional":false,"type":"string"},{"field":"pos","optional":false,"type":"int64"},{"field":"row","optional":false,"type":"int32"},{"field":"thread","optional":true,"type":"int64"},{"field":"query","optional":true,"type":"string"}],"name":"io.debezium.connector.mysql.Source","optional":false,"type":"struct"},{"field":"op","optional":false,"type":"string"},{"field":"ts_ms","optional":true,"type":"int64"},{"field":"transaction","fields":[{"field":"id","optional":false,"type":"string"},{"field":"total_order","optional":false,"type":"int64"},{"field":"data_collection_order","optional":false,"type":"int64"}],"optional":true,"type":"struct"}],"name":"dbserver1.inventory.customers.Envelope","optional":false,"type":"struct"}'
+    key_schema: null
   fullfillment.inventory.products:
     connector: postgresql
+    envelope: debezium
     source_table: inventory_products
     primary_key:
     - id
     value_type: 'struct<`before`: struct<`id`: int, `name`: string, `description`: string, `weight`: double>,
       `after`: struct<`id`: int, `name`: string, `description`: string, `weight`: double>, `source`: struct<`version`:
-      string, `connector`: string, `name`: string, `ts_ms`: bigint, `snapshot`: string, `db`: string,
-      `schema`: string, `table`: string, `txId`: bigint, `lsn`: bigint, `xmin`: bigint>, `op`: string,
-      `ts_ms`: bigint, `transaction`: struct<`id`: string, `total_order`: bigint, `data_collection_order`:
-      bigint>>'
+      string, `connector`: string, `name`: string, `ts_ms`: string, `snapshot`: string, `db`: string,
+      `schema`: string, `table`: string, `txId`: string, `lsn`: string, `xmin`: string>, `op`: string,
+      `ts_ms`: string, `transaction`: struct<`id`: string, `total_order`: string, `data_collection_order`:
+      string>>'
     key_type: null
     key_fields: []
+    parse_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    - transaction
     envelope_fields:
     - before
     - after
@@ -100,6 +469,18 @@ topics:
     - txId
     - lsn
     - xmin
+    source_types:
+      version: string
+      connector: string
+      name: string
+      ts_ms: bigint
+      snapshot: string
+      db: string
+      schema: string
+      table: string
+      txId: bigint
+      lsn: bigint
+      xmin: bigint
     columns:
     - name: id
       raw_type: int
@@ -127,8 +508,97 @@ topics:
       connect_type: double
     value_schema: '{"fields":[{"field":"before","fields":[{"field":"id","optional":false,"type":"int32"},{"field":"name","optional":false,"type":"string"},{"field":"description","optional":true,"type":"string"},{"field":"weight","optional":true,"type":"double"}],"name":"fullfillment.inventory.products.Value","optional":true,"type":"struct"},{"field":"after","fields":[{"field":"id","optional":false,"type":"int32"},{"field":"name","optional":false,"type":"string"},{"field":"description","optional":true,"type":"string"},{"field":"weight","optional":true,"type":"double"}],"name":"fullfillment.inventory.products.Value","optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":false,"type":"string"},{"field":"connector","optional":false,"type":"string"},{"field":"name","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"snapshot","name":"io.debezium.data.Enum","optional":true,"parameters":{"allowed":"true,last,false"},"type":"string","version":1},{"field":"db","optional":false,"type":"string"},{"field":"schema","optional":false,"type":"string"},{"field":"table","optional":false,"type":"string"},{"field":"txId","optional":true,"type":"int64"},{"field":"lsn","optional":true,"type":"int64"},{"field":"xmin","optional":true,"type":"int64"}],"name":"io.debezium.connector.postgresql.Source","optional":false,"type":"struct"},{"field":"op","optional":false,"type":"string"},{"field":"ts_ms","optional":true,"type":"int64"},{"field":"transaction","fields":[{"field":"id","optional":false,"type":"string"},{"field":"total_order","optional":false,"type":"int64"},{"field":"data_collection_order","optional":false,"type":"int64"}],"optional":true,"type":"struct"}],"name":"fullfillment.inventory.products.Envelope","optional":false,"type":"struct"}'
     key_schema: null
+  noschema.inventory.customers:
+    connector: mysql
+    envelope: debezium
+    source_table: inventory_customers
+    primary_key:
+    - id
+    value_type: 'struct<`before`: struct<`id`: int, `first_name`: string, `last_name`: string, `email`:
+      string>, `after`: struct<`id`: int, `first_name`: string, `last_name`: string, `email`: string>,
+      `source`: struct<`version`: string, `connector`: string, `name`: string, `ts_ms`: string, `snapshot`:
+      string, `db`: string, `sequence`: string, `table`: string, `server_id`: string, `gtid`: string,
+      `file`: string, `pos`: string, `row`: string, `thread`: string, `query`: string>, `op`: string,
+      `ts_ms`: string, `transaction`: struct<`id`: string, `total_order`: string, `data_collection_order`:
+      string>>'
+    key_type: null
+    key_fields: []
+    parse_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    - transaction
+    envelope_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    - transaction
+    source_fields:
+    - version
+    - connector
+    - name
+    - ts_ms
+    - snapshot
+    - db
+    - sequence
+    - table
+    - server_id
+    - gtid
+    - file
+    - pos
+    - row
+    - thread
+    - query
+    source_types:
+      version: string
+      connector: string
+      name: string
+      ts_ms: bigint
+      snapshot: string
+      db: string
+      sequence: string
+      table: string
+      server_id: bigint
+      gtid: string
+      file: string
+      pos: bigint
+      row: int
+      thread: bigint
+      query: string
+    columns:
+    - name: id
+      raw_type: int
+      type: int
+      decoder: none
+      optional: false
+      connect_type: int32, not null
+    - name: first_name
+      raw_type: string
+      type: string
+      decoder: none
+      optional: false
+      connect_type: string, not null
+    - name: last_name
+      raw_type: string
+      type: string
+      decoder: none
+      optional: false
+      connect_type: string, not null
+    - name: email
+      raw_type: string
+      type: string
+      decoder: none
+      optional: false
+      connect_type: string, not null
+    value_schema: '{"fields":[{"field":"before","fields":[{"field":"id","optional":false,"type":"int32"},{"field":"first_name","optional":false,"type":"string"},{"field":"last_name","optional":false,"type":"string"},{"field":"email","optional":false,"type":"string"}],"name":"dbserver1.inventory.customers.Value","optional":true,"type":"struct"},{"field":"after","fields":[{"field":"id","optional":false,"type":"int32"},{"field":"first_name","optional":false,"type":"string"},{"field":"last_name","optional":false,"type":"string"},{"field":"email","optional":false,"type":"string"}],"name":"dbserver1.inventory.customers.Value","optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":false,"type":"string"},{"field":"connector","optional":false,"type":"string"},{"field":"name","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"snapshot","name":"io.debezium.data.Enum","optional":true,"parameters":{"allowed":"true,last,false,incremental"},"type":"string","version":1},{"field":"db","optional":false,"type":"string"},{"field":"sequence","optional":true,"type":"string"},{"field":"table","optional":true,"type":"string"},{"field":"server_id","optional":false,"type":"int64"},{"field":"gtid","optional":true,"type":"string"},{"field":"file","optional":false,"type":"string"},{"field":"pos","optional":false,"type":"int64"},{"field":"row","optional":false,"type":"int32"},{"field":"thread","optional":true,"type":"int64"},{"field":"query","optional":true,"type":"string"}],"name":"io.debezium.connector.mysql.Source","optional":false,"type":"struct"},{"field":"op","optional":false,"type":"string"},{"field":"ts_ms","optional":true,"type":"int64"},{"field":"transaction","fields":[{"field":"id","optional":false,"type":"string"},{"field":"total_order","optional":false,"type":"int64"},{"field":"data_collection_order","optional":false,"type":"int64"}],"optional":true,"type":"struct"}],"name":"dbserver1.inventory.customers.Envelope","optional":false,"type":"struct"}'
+    key_schema: null
   postgres.tpcch.customer:
     connector: postgresql
+    envelope: debezium
     source_table: tpcch_customer
     primary_key:
     - c_id
@@ -143,12 +613,19 @@ topics:
       string, `c_city`: string, `c_state`: string, `c_zip`: string, `c_phone`: string, `c_since`: string,
       `c_credit`: string, `c_credit_lim`: float, `c_discount`: float, `c_balance`: float, `c_ytd_payment`:
       float, `c_payment_cnt`: int, `c_delivery_cnt`: int, `c_data`: string, `c_n_nationkey`: int>, `source`:
-      struct<`version`: string, `connector`: string, `name`: string, `ts_ms`: bigint, `snapshot`: string,
-      `db`: string, `sequence`: string, `schema`: string, `table`: string, `txId`: bigint, `lsn`: bigint,
-      `xmin`: bigint>, `op`: string, `ts_ms`: bigint, `transaction`: struct<`id`: string, `total_order`:
-      bigint, `data_collection_order`: bigint>>'
+      struct<`version`: string, `connector`: string, `name`: string, `ts_ms`: string, `snapshot`: string,
+      `db`: string, `sequence`: string, `schema`: string, `table`: string, `txId`: string, `lsn`: string,
+      `xmin`: string>, `op`: string, `ts_ms`: string, `transaction`: struct<`id`: string, `total_order`:
+      string, `data_collection_order`: string>>'
     key_type: null
     key_fields: []
+    parse_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    - transaction
     envelope_fields:
     - before
     - after
@@ -169,6 +646,19 @@ topics:
     - txId
     - lsn
     - xmin
+    source_types:
+      version: string
+      connector: string
+      name: string
+      ts_ms: bigint
+      snapshot: string
+      db: string
+      sequence: string
+      schema: string
+      table: string
+      txId: bigint
+      lsn: bigint
+      xmin: bigint
     columns:
     - name: c_id
       raw_type: int
@@ -306,6 +796,7 @@ topics:
     key_schema: null
   postgres.tpcch.district:
     connector: postgresql
+    envelope: debezium
     source_table: tpcch_district
     primary_key:
     - d_id
@@ -315,11 +806,18 @@ topics:
       float, `d_next_o_id`: int>, `after`: struct<`d_id`: int, `d_w_id`: int, `d_name`: string, `d_street_1`:
       string, `d_street_2`: string, `d_city`: string, `d_state`: string, `d_zip`: string, `d_tax`: float,
       `d_ytd`: float, `d_next_o_id`: int>, `source`: struct<`version`: string, `connector`: string, `name`:
-      string, `ts_ms`: bigint, `snapshot`: string, `db`: string, `sequence`: string, `schema`: string,
-      `table`: string, `txId`: bigint, `lsn`: bigint, `xmin`: bigint>, `op`: string, `ts_ms`: bigint,
-      `transaction`: struct<`id`: string, `total_order`: bigint, `data_collection_order`: bigint>>'
+      string, `ts_ms`: string, `snapshot`: string, `db`: string, `sequence`: string, `schema`: string,
+      `table`: string, `txId`: string, `lsn`: string, `xmin`: string>, `op`: string, `ts_ms`: string,
+      `transaction`: struct<`id`: string, `total_order`: string, `data_collection_order`: string>>'
     key_type: null
     key_fields: []
+    parse_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    - transaction
     envelope_fields:
     - before
     - after
@@ -340,6 +838,19 @@ topics:
     - txId
     - lsn
     - xmin
+    source_types:
+      version: string
+      connector: string
+      name: string
+      ts_ms: bigint
+      snapshot: string
+      db: string
+      sequence: string
+      schema: string
+      table: string
+      txId: bigint
+      lsn: bigint
+      xmin: bigint
     columns:
     - name: d_id
       raw_type: int
@@ -411,6 +922,7 @@ topics:
     key_schema: null
   postgres.tpcch.neworder:
     connector: postgresql
+    envelope: debezium
     source_table: tpcch_neworder
     primary_key:
     - no_o_id
@@ -418,11 +930,18 @@ topics:
     - no_w_id
     value_type: 'struct<`before`: struct<`no_o_id`: int, `no_d_id`: int, `no_w_id`: int>, `after`: struct<`no_o_id`:
       int, `no_d_id`: int, `no_w_id`: int>, `source`: struct<`version`: string, `connector`: string, `name`:
-      string, `ts_ms`: bigint, `snapshot`: string, `db`: string, `sequence`: string, `schema`: string,
-      `table`: string, `txId`: bigint, `lsn`: bigint, `xmin`: bigint>, `op`: string, `ts_ms`: bigint,
-      `transaction`: struct<`id`: string, `total_order`: bigint, `data_collection_order`: bigint>>'
+      string, `ts_ms`: string, `snapshot`: string, `db`: string, `sequence`: string, `schema`: string,
+      `table`: string, `txId`: string, `lsn`: string, `xmin`: string>, `op`: string, `ts_ms`: string,
+      `transaction`: struct<`id`: string, `total_order`: string, `data_collection_order`: string>>'
     key_type: null
     key_fields: []
+    parse_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    - transaction
     envelope_fields:
     - before
     - after
@@ -443,6 +962,19 @@ topics:
     - txId
     - lsn
     - xmin
+    source_types:
+      version: string
+      connector: string
+      name: string
+      ts_ms: bigint
+      snapshot: string
+      db: string
+      sequence: string
+      schema: string
+      table: string
+      txId: bigint
+      lsn: bigint
+      xmin: bigint
     columns:
     - name: no_o_id
       raw_type: int
@@ -466,6 +998,7 @@ topics:
     key_schema: null
   postgres.tpcch.warehouse:
     connector: postgresql
+    envelope: debezium
     source_table: tpcch_warehouse
     primary_key:
     - w_id
@@ -473,12 +1006,19 @@ topics:
       string, `w_city`: string, `w_state`: string, `w_zip`: string, `w_tax`: float, `w_ytd`: float>, `after`:
       struct<`w_id`: int, `w_name`: string, `w_street_1`: string, `w_street_2`: string, `w_city`: string,
       `w_state`: string, `w_zip`: string, `w_tax`: float, `w_ytd`: float>, `source`: struct<`version`:
-      string, `connector`: string, `name`: string, `ts_ms`: bigint, `snapshot`: string, `db`: string,
-      `sequence`: string, `schema`: string, `table`: string, `txId`: bigint, `lsn`: bigint, `xmin`: bigint>,
-      `op`: string, `ts_ms`: bigint, `transaction`: struct<`id`: string, `total_order`: bigint, `data_collection_order`:
-      bigint>>'
+      string, `connector`: string, `name`: string, `ts_ms`: string, `snapshot`: string, `db`: string,
+      `sequence`: string, `schema`: string, `table`: string, `txId`: string, `lsn`: string, `xmin`: string>,
+      `op`: string, `ts_ms`: string, `transaction`: struct<`id`: string, `total_order`: string, `data_collection_order`:
+      string>>'
     key_type: null
     key_fields: []
+    parse_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    - transaction
     envelope_fields:
     - before
     - after
@@ -499,6 +1039,19 @@ topics:
     - txId
     - lsn
     - xmin
+    source_types:
+      version: string
+      connector: string
+      name: string
+      ts_ms: bigint
+      snapshot: string
+      db: string
+      sequence: string
+      schema: string
+      table: string
+      txId: bigint
+      lsn: bigint
+      xmin: bigint
     columns:
     - name: w_id
       raw_type: int
@@ -556,20 +1109,255 @@ topics:
       connect_type: float
     value_schema: '{"fields":[{"field":"before","fields":[{"field":"w_id","optional":false,"type":"int32"},{"field":"w_name","optional":true,"type":"string"},{"field":"w_street_1","optional":true,"type":"string"},{"field":"w_street_2","optional":true,"type":"string"},{"field":"w_city","optional":true,"type":"string"},{"field":"w_state","optional":true,"type":"string"},{"field":"w_zip","optional":true,"type":"string"},{"field":"w_tax","optional":true,"type":"float"},{"field":"w_ytd","optional":true,"type":"float"}],"name":"postgres.tpcch.warehouse.Value","optional":true,"type":"struct"},{"field":"after","fields":[{"field":"w_id","optional":false,"type":"int32"},{"field":"w_name","optional":true,"type":"string"},{"field":"w_street_1","optional":true,"type":"string"},{"field":"w_street_2","optional":true,"type":"string"},{"field":"w_city","optional":true,"type":"string"},{"field":"w_state","optional":true,"type":"string"},{"field":"w_zip","optional":true,"type":"string"},{"field":"w_tax","optional":true,"type":"float"},{"field":"w_ytd","optional":true,"type":"float"}],"name":"postgres.tpcch.warehouse.Value","optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":false,"type":"string"},{"field":"connector","optional":false,"type":"string"},{"field":"name","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"snapshot","name":"io.debezium.data.Enum","optional":true,"parameters":{"allowed":"true,last,false,incremental"},"type":"string","version":1},{"field":"db","optional":false,"type":"string"},{"field":"sequence","optional":true,"type":"string"},{"field":"schema","optional":false,"type":"string"},{"field":"table","optional":false,"type":"string"},{"field":"txId","optional":true,"type":"int64"},{"field":"lsn","optional":true,"type":"int64"},{"field":"xmin","optional":true,"type":"int64"}],"name":"io.debezium.connector.postgresql.Source","optional":false,"type":"struct"},{"field":"op","optional":false,"type":"string"},{"field":"ts_ms","optional":true,"type":"int64"},{"field":"transaction","fields":[{"field":"id","optional":false,"type":"string"},{"field":"total_order","optional":false,"type":"int64"},{"field":"data_collection_order","optional":false,"type":"int64"}],"optional":true,"type":"struct"}],"name":"postgres.tpcch.warehouse.Envelope","optional":false,"type":"struct"}'
     key_schema: null
+  server1:
+    connector: sqlserver
+    kind: schema_changes
+    source_table: null
+    primary_key: []
+    value_type: 'struct<`source`: struct<`version`: string, `connector`: string, `name`: string, `ts_ms`:
+      string, `snapshot`: string, `db`: string, `schema`: string, `table`: string, `change_lsn`: string,
+      `commit_lsn`: string, `event_serial_no`: string>, `ts_ms`: string, `databaseName`: string, `schemaName`:
+      string, `ddl`: string, `tableChanges`: array<struct<`type`: string, `id`: string, `table`: struct<`defaultCharsetName`:
+      string, `primaryKeyColumnNames`: array<string>, `columns`: array<struct<`name`: string, `jdbcType`:
+      string, `nativeType`: string, `typeName`: string, `typeExpression`: string, `charsetName`: string,
+      `length`: string, `scale`: string, `position`: string, `optional`: string, `autoIncremented`: string,
+      `generated`: string, `comment`: string, `defaultValueExpression`: string, `enumValues`: array<string>>>,
+      `comment`: string>>>>'
+    key_type: null
+    key_fields: []
+    parse_fields:
+    - source
+    - ts_ms
+    - databaseName
+    - schemaName
+    - ddl
+    - tableChanges
+    envelope_fields:
+    - source
+    - ts_ms
+    - databaseName
+    - schemaName
+    - ddl
+    - tableChanges
+    source_fields:
+    - version
+    - connector
+    - name
+    - ts_ms
+    - snapshot
+    - db
+    - schema
+    - table
+    - change_lsn
+    - commit_lsn
+    - event_serial_no
+    source_types:
+      version: string
+      connector: string
+      name: string
+      ts_ms: bigint
+      snapshot: string
+      db: string
+      schema: string
+      table: string
+      change_lsn: string
+      commit_lsn: string
+      event_serial_no: bigint
+    columns: []
+    value_schema: '{"fields":[{"field":"source","fields":[{"field":"version","optional":true,"type":"string"},{"field":"connector","optional":true,"type":"string"},{"field":"name","optional":true,"type":"string"},{"field":"ts_ms","optional":true,"type":"string"},{"field":"snapshot","optional":true,"type":"string"},{"field":"db","optional":true,"type":"string"},{"field":"schema","optional":true,"type":"string"},{"field":"table","optional":true,"type":"string"},{"field":"change_lsn","optional":true,"type":"string"},{"field":"commit_lsn","optional":true,"type":"string"},{"field":"event_serial_no","optional":true,"type":"string"}],"optional":true,"type":"struct"},{"field":"ts_ms","optional":true,"type":"string"},{"field":"databaseName","optional":true,"type":"string"},{"field":"schemaName","optional":true,"type":"string"},{"field":"ddl","optional":true,"type":"string"},{"field":"tableChanges","items":{"fields":[{"field":"type","optional":true,"type":"string"},{"field":"id","optional":true,"type":"string"},{"field":"table","fields":[{"field":"defaultCharsetName","optional":true,"type":"string"},{"field":"primaryKeyColumnNames","items":{"optional":false,"type":"string"},"optional":true,"type":"array"},{"field":"columns","items":{"fields":[{"field":"name","optional":true,"type":"string"},{"field":"jdbcType","optional":true,"type":"string"},{"field":"nativeType","optional":true,"type":"string"},{"field":"typeName","optional":true,"type":"string"},{"field":"typeExpression","optional":true,"type":"string"},{"field":"charsetName","optional":true,"type":"string"},{"field":"length","optional":true,"type":"string"},{"field":"scale","optional":true,"type":"string"},{"field":"position","optional":true,"type":"string"},{"field":"optional","optional":true,"type":"string"},{"field":"autoIncremented","optional":true,"type":"string"},{"field":"generated","optional":true,"type":"string"},{"field":"comment","optional":true,"type":"string"},{"field":"defaultValueExpression","optional":true,"type":"string"},{"field":"enumValues","items":{"optional":false,"type":"string"},"optional":true,"type":"array"}],"optional":true,"type":"struct"},"optional":true,"type":"array"},{"field":"comment","optional":true,"type":"string"}],"optional":true,"type":"struct"}],"optional":true,"type":"struct"},"optional":true,"type":"array"}],"optional":true,"type":"struct"}'
+    key_schema: null
+  server1.testDB.dbo.customers:
+    connector: sqlserver
+    envelope: debezium
+    source_table: dbo_customers
+    primary_key:
+    - id
+    value_type: 'struct<`before`: struct<`id`: int, `first_name`: string, `last_name`: string, `email`:
+      string>, `after`: struct<`id`: int, `first_name`: string, `last_name`: string, `email`: string>,
+      `source`: struct<`version`: string, `connector`: string, `name`: string, `ts_ms`: string, `snapshot`:
+      string, `db`: string, `schema`: string, `table`: string, `change_lsn`: string, `commit_lsn`: string,
+      `event_serial_no`: string>, `op`: string, `ts_ms`: string>'
+    key_type: 'struct<`id`: int>'
+    key_fields:
+    - id
+    parse_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    envelope_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    source_fields:
+    - version
+    - connector
+    - name
+    - ts_ms
+    - snapshot
+    - db
+    - schema
+    - table
+    - change_lsn
+    - commit_lsn
+    - event_serial_no
+    source_types:
+      version: string
+      connector: string
+      name: string
+      ts_ms: bigint
+      snapshot: boolean
+      db: string
+      schema: string
+      table: string
+      change_lsn: string
+      commit_lsn: string
+      event_serial_no: bigint
+    columns:
+    - name: id
+      raw_type: int
+      type: int
+      decoder: none
+      optional: false
+      connect_type: int32, not null
+    - name: first_name
+      raw_type: string
+      type: string
+      decoder: none
+      optional: false
+      connect_type: string, not null
+    - name: last_name
+      raw_type: string
+      type: string
+      decoder: none
+      optional: false
+      connect_type: string, not null
+    - name: email
+      raw_type: string
+      type: string
+      decoder: none
+      optional: false
+      connect_type: string, not null
+    value_schema: '{"fields":[{"field":"before","fields":[{"field":"id","optional":false,"type":"int32"},{"field":"first_name","optional":false,"type":"string"},{"field":"last_name","optional":false,"type":"string"},{"field":"email","optional":false,"type":"string"}],"name":"server1.dbo.testDB.customers.Value","optional":true,"type":"struct"},{"field":"after","fields":[{"field":"id","optional":false,"type":"int32"},{"field":"first_name","optional":false,"type":"string"},{"field":"last_name","optional":false,"type":"string"},{"field":"email","optional":false,"type":"string"}],"name":"server1.dbo.testDB.customers.Value","optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":false,"type":"string"},{"field":"connector","optional":false,"type":"string"},{"field":"name","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"snapshot","optional":true,"type":"boolean"},{"field":"db","optional":false,"type":"string"},{"field":"schema","optional":false,"type":"string"},{"field":"table","optional":false,"type":"string"},{"field":"change_lsn","optional":true,"type":"string"},{"field":"commit_lsn","optional":true,"type":"string"},{"field":"event_serial_no","optional":true,"type":"int64"}],"name":"io.debezium.connector.sqlserver.Source","optional":false,"type":"struct"},{"field":"op","optional":false,"type":"string"},{"field":"ts_ms","optional":true,"type":"int64"}],"name":"server1.dbo.testDB.customers.Envelope","optional":false,"type":"struct"}'
+    key_schema: '{"fields":[{"field":"id","optional":false,"type":"int32"}],"name":"server1.testDB.dbo.customers.Key","optional":false,"type":"struct"}'
+  server1.testDB.dbo.tablea:
+    connector: sqlserver
+    envelope: debezium
+    source_table: dbo_tablea
+    primary_key:
+    - pk
+    value_type: 'struct<`before`: struct<`pk`: string, `aa`: string>, `after`: struct<`pk`: string, `aa`:
+      string>, `source`: struct<`version`: string, `connector`: string, `name`: string, `ts_ms`: string,
+      `snapshot`: string, `db`: string, `schema`: string, `table`: string, `change_lsn`: string, `commit_lsn`:
+      string, `event_serial_no`: string>, `op`: string, `ts_ms`: string, `transaction`: struct<`id`: string,
+      `total_order`: string, `data_collection_order`: string>>'
+    key_type: 'struct<`pk`: string>'
+    key_fields:
+    - pk
+    parse_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    - transaction
+    envelope_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    - transaction
+    source_fields:
+    - version
+    - connector
+    - name
+    - ts_ms
+    - snapshot
+    - db
+    - schema
+    - table
+    - change_lsn
+    - commit_lsn
+    - event_serial_no
+    source_types:
+      version: string
+      connector: string
+      name: string
+      ts_ms: bigint
+      snapshot: boolean
+      db: string
+      schema: string
+      table: string
+      change_lsn: string
+      commit_lsn: string
+      event_serial_no: bigint
+    columns:
+    - name: pk
+      raw_type: string
+      type: string
+      decoder: none
+      optional: false
+      connect_type: string, not null
+    - name: aa
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    value_schema: '{"fields":[{"field":"before","fields":[{"field":"pk","optional":false,"type":"string"},{"field":"aa","optional":true,"type":"string"}],"name":"server1.testDB.dbo.tablea.Value","optional":true,"type":"struct"},{"field":"after","fields":[{"field":"pk","optional":false,"type":"string"},{"field":"aa","optional":true,"type":"string"}],"name":"server1.testDB.dbo.tablea.Value","optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":false,"type":"string"},{"field":"connector","optional":false,"type":"string"},{"field":"name","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"snapshot","optional":true,"type":"boolean"},{"field":"db","optional":false,"type":"string"},{"field":"schema","optional":false,"type":"string"},{"field":"table","optional":false,"type":"string"},{"field":"change_lsn","optional":true,"type":"string"},{"field":"commit_lsn","optional":true,"type":"string"},{"field":"event_serial_no","optional":true,"type":"int64"}],"name":"io.debezium.connector.sqlserver.Source","optional":false,"type":"struct"},{"field":"op","optional":false,"type":"string"},{"field":"ts_ms","optional":true,"type":"int64"},{"field":"transaction","fields":[{"field":"id","optional":false,"type":"string"},{"field":"total_order","optional":false,"type":"int64"},{"field":"data_collection_order","optional":false,"type":"int64"}],"name":"event.block","optional":true,"type":"struct","version":1}],"name":"server1.testDB.dbo.tablea.Envelope","optional":false,"type":"struct"}'
+    key_schema: '{"fields":[{"field":"pk","optional":false,"type":"string"}],"name":"server1.testDB.dbo.tablea.Key","optional":false,"type":"struct"}'
+  server1.transaction:
+    connector: debezium
+    kind: transactions
+    source_table: null
+    primary_key: []
+    value_type: 'struct<`status`: string, `id`: string, `event_count`: string, `data_collections`: array<struct<`data_collection`:
+      string, `event_count`: string>>, `ts_ms`: string>'
+    key_type: null
+    key_fields: []
+    parse_fields:
+    - status
+    - id
+    - event_count
+    - data_collections
+    - ts_ms
+    envelope_fields:
+    - status
+    - id
+    - event_count
+    - data_collections
+    - ts_ms
+    source_fields: []
+    source_types: {}
+    columns: []
+    value_schema: '{"fields":[{"field":"status","optional":true,"type":"string"},{"field":"id","optional":true,"type":"string"},{"field":"event_count","optional":true,"type":"string"},{"field":"data_collections","items":{"fields":[{"field":"data_collection","optional":true,"type":"string"},{"field":"event_count","optional":true,"type":"string"}],"optional":true,"type":"struct"},"optional":true,"type":"array"},{"field":"ts_ms","optional":true,"type":"string"}],"optional":true,"type":"struct"}'
+    key_schema: null
   shop.public.coupons:
     connector: postgresql
+    envelope: debezium
     source_table: public_coupons
     primary_key:
     - coupon_id
     value_type: 'struct<`before`: struct<`coupon_id`: int, `code`: string, `discount`: string>, `after`:
       struct<`coupon_id`: int, `code`: string, `discount`: string>, `source`: struct<`version`: string,
-      `connector`: string, `name`: string, `ts_ms`: bigint, `snapshot`: string, `db`: string, `sequence`:
-      string, `schema`: string, `table`: string, `txId`: bigint, `lsn`: bigint, `xmin`: bigint>, `op`:
-      string, `ts_ms`: bigint, `transaction`: struct<`id`: string, `total_order`: bigint, `data_collection_order`:
-      bigint>>'
+      `connector`: string, `name`: string, `ts_ms`: string, `snapshot`: string, `db`: string, `sequence`:
+      string, `schema`: string, `table`: string, `txId`: string, `lsn`: string, `xmin`: string>, `op`:
+      string, `ts_ms`: string, `transaction`: struct<`id`: string, `total_order`: string, `data_collection_order`:
+      string>>'
     key_type: 'struct<`coupon_id`: int>'
     key_fields:
     - coupon_id
+    parse_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    - transaction
     envelope_fields:
     - before
     - after
@@ -590,6 +1378,19 @@ topics:
     - txId
     - lsn
     - xmin
+    source_types:
+      version: string
+      connector: string
+      name: string
+      ts_ms: bigint
+      snapshot: string
+      db: string
+      sequence: string
+      schema: string
+      table: string
+      txId: bigint
+      lsn: bigint
+      xmin: bigint
     columns:
     - name: coupon_id
       raw_type: int
@@ -614,6 +1415,7 @@ topics:
     key_schema: '{"fields":[{"field":"coupon_id","optional":false,"type":"int32"}],"name":"shop.public.coupons.Key","optional":false,"type":"struct"}'
   shop.public.orders:
     connector: postgresql
+    envelope: debezium
     source_table: public_orders
     primary_key:
     - order_id
@@ -621,13 +1423,20 @@ topics:
       bigint, `updated_at`: string, `attributes`: string, `status`: string, `coupon`: string>, `after`:
       struct<`order_id`: int, `amount`: string, `ordered_on`: int, `created_at`: bigint, `updated_at`:
       string, `attributes`: string, `status`: string, `coupon`: string>, `source`: struct<`version`: string,
-      `connector`: string, `name`: string, `ts_ms`: bigint, `snapshot`: string, `db`: string, `sequence`:
-      string, `schema`: string, `table`: string, `txId`: bigint, `lsn`: bigint, `xmin`: bigint>, `op`:
-      string, `ts_ms`: bigint, `transaction`: struct<`id`: string, `total_order`: bigint, `data_collection_order`:
-      bigint>>'
+      `connector`: string, `name`: string, `ts_ms`: string, `snapshot`: string, `db`: string, `sequence`:
+      string, `schema`: string, `table`: string, `txId`: string, `lsn`: string, `xmin`: string>, `op`:
+      string, `ts_ms`: string, `transaction`: struct<`id`: string, `total_order`: string, `data_collection_order`:
+      string>>'
     key_type: 'struct<`order_id`: int>'
     key_fields:
     - order_id
+    parse_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    - transaction
     envelope_fields:
     - before
     - after
@@ -648,6 +1457,19 @@ topics:
     - txId
     - lsn
     - xmin
+    source_types:
+      version: string
+      connector: string
+      name: string
+      ts_ms: bigint
+      snapshot: string
+      db: string
+      sequence: string
+      schema: string
+      table: string
+      txId: bigint
+      lsn: bigint
+      xmin: bigint
     columns:
     - name: order_id
       raw_type: int
@@ -700,6 +1522,81 @@ topics:
       connect_type: string
     value_schema: '{"fields":[{"field":"before","fields":[{"field":"order_id","optional":false,"type":"int32"},{"field":"amount","name":"org.apache.kafka.connect.data.Decimal","optional":false,"parameters":{"connect.decimal.precision":"12","scale":"2"},"type":"bytes","version":1},{"field":"ordered_on","name":"io.debezium.time.Date","optional":true,"type":"int32","version":1},{"field":"created_at","name":"io.debezium.time.MicroTimestamp","optional":false,"type":"int64","version":1},{"field":"updated_at","name":"io.debezium.time.ZonedTimestamp","optional":true,"type":"string","version":1},{"field":"attributes","name":"io.debezium.data.Json","optional":true,"type":"string","version":1},{"field":"status","optional":true,"type":"string"},{"field":"coupon","optional":true,"type":"string"}],"name":"shop.public.orders.Value","optional":true,"type":"struct"},{"field":"after","fields":[{"field":"order_id","optional":false,"type":"int32"},{"field":"amount","name":"org.apache.kafka.connect.data.Decimal","optional":false,"parameters":{"connect.decimal.precision":"12","scale":"2"},"type":"bytes","version":1},{"field":"ordered_on","name":"io.debezium.time.Date","optional":true,"type":"int32","version":1},{"field":"created_at","name":"io.debezium.time.MicroTimestamp","optional":false,"type":"int64","version":1},{"field":"updated_at","name":"io.debezium.time.ZonedTimestamp","optional":true,"type":"string","version":1},{"field":"attributes","name":"io.debezium.data.Json","optional":true,"type":"string","version":1},{"field":"status","optional":true,"type":"string"},{"field":"coupon","optional":true,"type":"string"}],"name":"shop.public.orders.Value","optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":false,"type":"string"},{"field":"connector","optional":false,"type":"string"},{"field":"name","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"snapshot","name":"io.debezium.data.Enum","optional":true,"parameters":{"allowed":"true,last,false,incremental"},"type":"string","version":1},{"field":"db","optional":false,"type":"string"},{"field":"sequence","optional":true,"type":"string"},{"field":"schema","optional":false,"type":"string"},{"field":"table","optional":false,"type":"string"},{"field":"txId","optional":true,"type":"int64"},{"field":"lsn","optional":true,"type":"int64"},{"field":"xmin","optional":true,"type":"int64"}],"name":"io.debezium.connector.postgresql.Source","optional":false,"type":"struct"},{"field":"op","optional":false,"type":"string"},{"field":"ts_ms","optional":true,"type":"int64"},{"field":"transaction","fields":[{"field":"id","optional":false,"type":"string"},{"field":"total_order","optional":false,"type":"int64"},{"field":"data_collection_order","optional":false,"type":"int64"}],"name":"event.block","optional":true,"type":"struct","version":1}],"name":"shop.public.orders.Envelope","optional":false,"type":"struct","version":1}'
     key_schema: '{"fields":[{"field":"order_id","optional":false,"type":"int32"}],"name":"shop.public.orders.Key","optional":false,"type":"struct"}'
+  shopdb.shop.accounts:
+    connector: mysql
+    envelope: debezium
+    source_table: shop_accounts
+    primary_key:
+    - account_id
+    value_type: 'struct<`before`: struct<`account_id`: int, `owner`: string, `balance`: bigint>, `after`:
+      struct<`account_id`: int, `owner`: string, `balance`: bigint>, `source`: struct<`version`: string,
+      `connector`: string, `name`: string, `ts_ms`: string, `snapshot`: string, `db`: string, `table`:
+      string, `server_id`: string, `gtid`: string, `file`: string, `pos`: string, `row`: string, `thread`:
+      string>, `op`: string, `ts_ms`: string>'
+    key_type: 'struct<`account_id`: int>'
+    key_fields:
+    - account_id
+    parse_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    envelope_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    source_fields:
+    - version
+    - connector
+    - name
+    - ts_ms
+    - snapshot
+    - db
+    - table
+    - server_id
+    - gtid
+    - file
+    - pos
+    - row
+    - thread
+    source_types:
+      version: string
+      connector: string
+      name: string
+      ts_ms: bigint
+      snapshot: string
+      db: string
+      table: string
+      server_id: bigint
+      gtid: string
+      file: string
+      pos: bigint
+      row: int
+      thread: bigint
+    columns:
+    - name: account_id
+      raw_type: int
+      type: int
+      decoder: none
+      optional: false
+      connect_type: int32, not null
+    - name: owner
+      raw_type: string
+      type: string
+      decoder: none
+      optional: false
+      connect_type: string, not null
+    - name: balance
+      raw_type: bigint
+      type: bigint
+      decoder: none
+      optional: false
+      connect_type: int64, not null
+    value_schema: '{"fields":[{"field":"before","fields":[{"field":"account_id","optional":false,"type":"int32"},{"field":"owner","optional":false,"type":"string"},{"field":"balance","optional":false,"type":"int64"}],"name":"shopdb.shop.accounts.Value","optional":true,"type":"struct"},{"field":"after","fields":[{"field":"account_id","optional":false,"type":"int32"},{"field":"owner","optional":false,"type":"string"},{"field":"balance","optional":false,"type":"int64"}],"name":"shopdb.shop.accounts.Value","optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":false,"type":"string"},{"field":"connector","optional":false,"type":"string"},{"field":"name","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"snapshot","name":"io.debezium.data.Enum","optional":true,"parameters":{"allowed":"true,last,false,incremental"},"type":"string","version":1},{"field":"db","optional":false,"type":"string"},{"field":"table","optional":true,"type":"string"},{"field":"server_id","optional":false,"type":"int64"},{"field":"gtid","optional":true,"type":"string"},{"field":"file","optional":false,"type":"string"},{"field":"pos","optional":false,"type":"int64"},{"field":"row","optional":false,"type":"int32"},{"field":"thread","optional":true,"type":"int64"}],"name":"io.debezium.connector.mysql.Source","optional":false,"type":"struct"},{"field":"op","optional":false,"type":"string"},{"field":"ts_ms","optional":true,"type":"int64"}],"name":"shopdb.shop.accounts.Envelope","optional":false,"type":"struct"}'
+    key_schema: '{"fields":[{"field":"account_id","optional":false,"type":"int32"}],"name":"shopdb.shop.accounts.Key","optional":false,"type":"struct"}'
 {% endraw %}{%- endset -%}
 {{ return(fromyaml(topics_yaml)['topics']) }}
 {% endmacro %}

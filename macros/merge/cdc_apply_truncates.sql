@@ -12,7 +12,8 @@
 {% endmacro %}
 
 {% macro default__cdc_apply_truncates() -%}
-    {%- if execute and is_incremental() -%}
+    {%- if execute and is_incremental()
+        and model.config.meta.get('cdc_kind', 'changes') == 'changes' -%}
         {%- set found = cdc_newest_truncate(
             cdc_staging_parent(), cdc_merged_batch_watermark()) -%}
         {%- if found -%}

@@ -32,7 +32,7 @@
         {%- set layer = node.config.meta.get('cdc_layer') -%}
         {%- if layer == 'base' -%}
             {{- return(relation) -}}
-        {%- elif layer in ('staging', 'quarantine') -%}
+        {%- elif layer in ('staging', 'quarantine', 'heartbeats') -%}
             {%- for parent_id in node.depends_on.nodes -%}
                 {%- set parent = graph.nodes.get(parent_id) -%}
                 {%- if parent and parent.config.meta.get('cdc_layer') == 'base' -%}

@@ -2,13 +2,16 @@
 
 It reads the landed events itself (no Spark, no macros), decodes the logical
 types with the standard library and applies the change events per key in
-source order (lsn, then Kafka offset).
+source order: each connector's position (see ``position``), then the Kafka
+offset. Huawei CDL JSON 1.0 events are read through the CDL format page's
+field table; CDL heartbeats are not change events.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import re
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -34,12 +37,35 @@ def decode_micros(value: int) -> datetime:
     return EPOCH + timedelta(microseconds=value)
 
 
+def decode_millis(value: int | None) -> str | None:
+    """A Kafka Connect Timestamp (epoch ms) as the export prints it."""
+    if value is None:
+        return None
+    return (EPOCH + timedelta(milliseconds=value)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
 def decode_date(days: int) -> date:
     return date(1970, 1, 1) + timedelta(days=days)
 
 
 def decode_zoned(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
+
+
+def _from_cdl_json(payload: dict[str, Any]) -> dict[str, Any]:
+    """A CDL JSON 1.0 payload in Debezium's terms (the format page's table)."""
+    properties = {p["name"]: p["value"] for p in payload["transaction"]["properties"]}
+    ops = {"INSERT": "c", "UPDATE": "u", "DELETE": "d"}
+    return payload | {
+        "op": ops.get(payload["OPERATION"], payload["OPERATION"]),
+        "after": payload["data"],
+        "source": {"connector": payload["DATA_STORE"].lower(), "lsn": properties.get("lsn")},
+    }
+
+
+def _is_heartbeat(payload: dict[str, Any]) -> bool:
+    images = (payload.get("before"), payload.get("after"), payload.get("data"))
+    return payload.get("HEARTBEAT_IDENTIFIER") is not None and all(i is None for i in images)
 
 
 def events(path: Path) -> list[dict[str, Any]]:
@@ -59,22 +85,49 @@ def events(path: Path) -> list[dict[str, Any]]:
             except ValueError:
                 continue
         payload = value.get("payload", value) if isinstance(value, dict) else None
-        if isinstance(payload, dict) and payload.get("op") in CHANGE_OPS:
+        if not isinstance(payload, dict) or _is_heartbeat(payload):
+            continue
+        if "OPERATION" in payload:
+            payload = _from_cdl_json(payload)
+        if payload.get("op") in CHANGE_OPS:
             found.append(payload | {"_offset": kafka_offset})
     return found
 
 
+def _lsn(text: str | None) -> tuple[int, ...]:
+    """A SQL Server LSN as numbers: "00000027:00000758:0003" -> (39, 1880, 3)."""
+    return tuple(int(part, 16) for part in text.split(":")) if text else (-1, -1, -1)
+
+
+def position(event: dict[str, Any]) -> tuple[int, ...]:
+    """The source order of one event, as the connector documents it."""
+    source = event["source"]
+    connector = source.get("connector")
+    if connector == "sqlserver":
+        serial = source.get("event_serial_no")
+        return (
+            *_lsn(source["commit_lsn"]),
+            *_lsn(source.get("change_lsn")),
+            -1 if serial is None else int(serial),
+            event["_offset"],
+        )
+    if connector == "mysql":
+        binlog = re.search(r"([0-9]+)$", source["file"])
+        number = int(binlog.group(1)) if binlog else -1
+        return (number, source["pos"], source.get("row") or 0, event["_offset"])
+    return (source["lsn"], event["_offset"])
+
+
 def current_state(changes: list[dict[str, Any]], *key: str) -> dict[Any, dict[str, Any]]:
-    """Apply changes in (lsn, offset) order; returns the final row per key
-    (the key value, or a tuple of values for a composite key)."""
+    """Apply changes in source order (``position``); returns the final row
+    per key (the key value, or a tuple of values for a composite key)."""
 
     def key_of(row: dict[str, Any]) -> Any:
         values = tuple(row[k] for k in key)
         return values[0] if len(values) == 1 else values
 
     state: dict[Any, dict[str, Any]] = {}
-    ordered = sorted(changes, key=lambda e: (e["source"]["lsn"], e["_offset"]))
-    for event in ordered:
+    for event in sorted(changes, key=position):
         if event["op"] == "t":
             state.clear()
         elif event["op"] == "d":

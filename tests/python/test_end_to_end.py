@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from reference_model import (
     decode_date,
     decode_decimal,
     decode_micros,
+    decode_millis,
     decode_zoned,
     events,
     expected_counts,
@@ -69,7 +71,56 @@ QUARANTINE_PRODUCTS = "cdc_staging.stg_postgres__inventory_products__quarantine"
 RAW_ORDERS = "cdc_landing.shop_public_orders"
 RAW_PRODUCTS = "cdc_landing.fullfillment_inventory_products"
 CHBENCH_TABLES = {name: f"cdc_current.postgres__tpcch_{name}" for name in CHBENCH}
+# SQL Server, MySQL and Huawei CDL topics (model names follow the topic)
+SQLSERVER_TOPIC = "server1.testDB.dbo.customers"
+SQLSERVER_FILE = SAMPLE_LANDING / SQLSERVER_TOPIC / "sqlserver-docs-customers-kcat.jsonl"
+SQLSERVER = "cdc_current.sqlserver__server1_testdb_dbo_customers"
+STG_SQLSERVER = "cdc_staging.stg_sqlserver__server1_testdb_dbo_customers"
+QUARANTINE_SQLSERVER = "cdc_staging.stg_sqlserver__server1_testdb_dbo_customers__quarantine"
+MYSQL_FILE = SAMPLE_LANDING / "dbserver1.inventory.customers" / "rw-mysql-customers-schema.jsonl"
+MYSQL_EXPECTED = (
+    Path(__file__).parent / "fixtures" / "expected" / ("rw-mysql-customers-schema.expected.txt")
+)
+MYSQL = "cdc_current.mysql__dbserver1_inventory_customers"
+MYSQL_NOSCHEMA = "cdc_current.mysql__noschema_inventory_customers"
+ACCOUNTS_FILE = SAMPLE_LANDING / "shopdb.shop.accounts" / "accounts-kcat.jsonl"
+ACCOUNTS = "cdc_current.mysql__shopdb_shop_accounts"
+CDL_V1_FILE = SAMPLE_LANDING / "cdl_json.public.ct_pg2hudi" / "cdl-json-1.0.jsonl"
+CDL_V2_FILE = SAMPLE_LANDING / "cdl_debezium.public.ct_pg2hudi" / "cdl-debezium-2.0.jsonl"
+CDL_V1 = "cdc_current.cdl__cdl_json_public_ct_pg2hudi"
+CDL_V2 = "cdc_current.cdl__cdl_debezium_public_ct_pg2hudi"
+STG_CDL_V1 = "cdc_staging.stg_cdl__cdl_json_public_ct_pg2hudi"
+STG_CDL_V2 = "cdc_staging.stg_cdl__cdl_debezium_public_ct_pg2hudi"
+QUARANTINE_CDL_V1 = "cdc_staging.stg_cdl__cdl_json_public_ct_pg2hudi__quarantine"
+HEARTBEATS_CDL_V1 = "cdc_staging.stg_cdl__cdl_json_public_ct_pg2hudi__heartbeats"
+RAW_CDL_V1 = "cdc_landing.cdl_json_public_ct_pg2hudi"
+TRANSACTIONS = "cdc_current.debezium__server1_transaction"
+RW_TRANSACTIONS = "cdc_current.debezium__rw_cdc_1001_transaction"
+STG_TABLEA = "cdc_staging.stg_sqlserver__server1_testdb_dbo_tablea"
+SCHEMA_HISTORY = "cdc_current.sqlserver__server1_schema_changes"
+RW_SCHEMA_HISTORY = "cdc_current.mysql__rw_cdc_0_schema_changes"
+CONNECTOR_TABLES = [
+    TRANSACTIONS,
+    RW_TRANSACTIONS,
+    STG_TABLEA,
+    SCHEMA_HISTORY,
+    RW_SCHEMA_HISTORY,
+    SQLSERVER,
+    STG_SQLSERVER,
+    QUARANTINE_SQLSERVER,
+    MYSQL,
+    MYSQL_NOSCHEMA,
+    ACCOUNTS,
+    CDL_V1,
+    CDL_V2,
+    STG_CDL_V1,
+    STG_CDL_V2,
+    QUARANTINE_CDL_V1,
+    HEARTBEATS_CDL_V1,
+    RAW_CDL_V1,
+]
 ALL_TABLES = [
+    *CONNECTOR_TABLES,
     COUPONS,
     DOCS,
     STG_DOCS,
@@ -326,3 +377,181 @@ def test_truncate_clears_older_rows(runs: dict[str, Any]) -> None:
     second = {r["coupon_id"]: r["discount"] for r in runs["second"][COUPONS]["rows"]}
     assert second == {k: decode_decimal(v["discount"], 2) for k, v in expected.items()}
     assert second == {1: Decimal("12.50"), 4: Decimal("5.00")}
+
+
+def _assert_matches_reference(
+    rows: list[dict[str, Any]],
+    expected: dict[Any, Any],
+    key: str,
+    decoders: dict[str, Callable[[Any], Any]] | None = None,
+) -> None:
+    actual = _by(rows, key)
+    assert sorted(actual) == sorted(expected)
+    for value, source_row in expected.items():
+        for column, source_value in source_row.items():
+            decode = (decoders or {}).get(column, lambda v: v)
+            assert actual[value][column.lower()] == decode(source_value), (value, column)
+
+
+def test_sqlserver_documentation_events_in_lsn_order(runs: dict[str, Any]) -> None:
+    """The SQL Server docs' create/update/delete of customer 1005, a snapshot,
+    two updates of one transaction delivered in reverse (same ts_ms) and a
+    primary-key update (delete 1002 + create 1012 in one commit)."""
+    rows = runs["second"][SQLSERVER]["rows"]
+    _assert_matches_reference(rows, current_state(events(SQLSERVER_FILE), "id"), "id")
+    by_id = _by(rows, "id")
+    assert sorted(by_id) == [1001, 1003, 1004, 1012]
+    assert by_id[1001]["email"] == "sally@second.example"  # the later change_lsn wins
+    staged = {r["_kafka_offset"]: r for r in runs["second"][STG_SQLSERVER]["rows"]}
+    create, update, delete = staged[4], staged[5], staged[6]
+    assert (create["_cdc_op"], create["id"], create["email"]) == ("c", 1005, "john.doe@example.org")
+    assert (update["_cdc_op"], update["email"]) == ("u", "noreply@example.org")
+    assert (delete["_cdc_op"], delete["id"], delete["email"]) == ("d", 1005, "noreply@example.org")
+    # LSNs as hex numbers: commit 00000027:00000758:0005, change ...:0003, serial "1"
+    assert create["_cdc_position"] == [0x27, 0x758, 5, 0x27, 0x758, 3, 1, 4]
+    assert update["_cdc_source_event_serial_no"] == 2  # "2" in the docs' JSON
+    assert create["_cdc_source_commit_lsn"] == "00000027:00000758:0005"
+    assert create["_cdc_source_committed_at"] == "2019-06-05T10:11:08.470000Z"
+    assert staged[0]["_cdc_position"][:7] == [0x25, 0xD98, 0xA2, -1, -1, -1, -1]
+    assert staged[0]["_cdc_is_snapshot"] and not create["_cdc_is_snapshot"]
+    quarantined = sorted(
+        (r["_kafka_offset"], r["_quarantine_reason"])
+        for r in runs["second"][QUARANTINE_SQLSERVER]["rows"]
+    )
+    assert quarantined == [(7, "tombstone"), (11, "tombstone")]
+
+
+def test_mysql_customers_match_risingwave_expected(runs: dict[str, Any]) -> None:
+    expected = {}
+    for line in MYSQL_EXPECTED.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            row_id, first, last, email = line.split(" ", 3)
+            expected[int(row_id)] = (first, last, email)
+    for table in (MYSQL, MYSQL_NOSCHEMA):
+        rows = runs["second"][table]["rows"]
+        actual = {r["id"]: (r["first_name"], r["last_name"], r["email"]) for r in rows}
+        assert actual == expected, table
+    rows = runs["second"][MYSQL]["rows"]
+    _assert_matches_reference(rows, current_state(events(MYSQL_FILE), "id"), "id")
+    assert _by(rows, "id")[1005]["_cdc_source_file"] == "mysql-bin.000003"
+
+
+def test_mysql_binlog_rotation_orders_by_file_number(runs: dict[str, Any]) -> None:
+    rows = runs["second"][ACCOUNTS]["rows"]
+    _assert_matches_reference(
+        rows, current_state(events(ACCOUNTS_FILE), "account_id"), "account_id"
+    )
+    by_id = _by(rows, "account_id")
+    assert {k: r["balance"] for k, r in by_id.items()} == {1: 70, 2: 65}
+    assert by_id[1]["_cdc_position"] == [10, 154, 0, 3]
+
+
+def test_cdl_json_and_debezium_json_in_lsn_order(runs: dict[str, Any]) -> None:
+    v1 = runs["second"][CDL_V1]["rows"]
+    expected = current_state(events(CDL_V1_FILE), "id")
+    _assert_matches_reference(v1, expected, "id", {"time1": decode_millis})
+    assert [(r["id"], r["count1"], r["decimalnum"]) for r in v1] == [(34, 15, "0.001")]
+    assert v1[0]["time1"] == "2024-02-04T12:01:40.000000Z"
+    v2 = runs["second"][CDL_V2]["rows"]
+    _assert_matches_reference(v2, current_state(events(CDL_V2_FILE), "id"), "id")
+    assert [(r["id"], r["count1"], r["decimalnum"]) for r in v2] == [(35, 16, "1.5")]
+
+
+def test_cdl_format_page_examples_staged_exactly(runs: dict[str, Any]) -> None:
+    first = _by(runs["second"][STG_CDL_V1]["rows"], "_kafka_offset")[0]
+    assert {k: first[k] for k in ("id", "count1", "time1", "decimalnum", "_cdc_op")} == {
+        "id": 34,
+        "count1": 13,
+        "time1": None,
+        "decimalnum": None,
+        "_cdc_op": "c",
+    }
+    assert (first["_cdc_source_lsn"], first["_cdc_source_tx_id"]) == (163955221008, 57227595)
+    assert first["_cdc_source_connector"] == "postgresql"
+    assert (first["_cdc_source_schema"], first["_cdc_source_table"]) == ("public", "ct_pg2hudi")
+    assert first["_cdc_source_committed_at"] == "2024-02-04T11:59:56.013000Z"
+    assert first["_cdc_message_version"] == "1.0"
+    assert first["_cdc_heartbeat_identifier"] == "279fb050-0143-45c1-b184-50bc48c2461c"
+    assert first["_cdc_position"] == [163955221008, 0]
+    second = _by(runs["second"][STG_CDL_V2]["rows"], "_kafka_offset")[0]
+    assert (second["id"], second["count1"], second["_cdc_op"]) == (35, 14, "c")
+    assert (second["_cdc_source_lsn"], second["_cdc_message_version"]) == (163955586912, "2.0")
+    assert second["_cdc_is_snapshot"] is False  # "snapshot": "false", a string
+    assert second["_cdc_processed_at"] == "2024-02-04T12:16:24.208000Z"
+
+
+def test_cdl_heartbeats_are_counted_not_staged(runs: dict[str, Any]) -> None:
+    result = runs["second"]
+    heartbeats = result[HEARTBEATS_CDL_V1]["rows"]
+    assert [(r["_kafka_offset"], r["_cdc_heartbeat_identifier"]) for r in heartbeats] == [
+        (4, "8d0c5d3e-6f1e-4a51-9a43-6a2d1c7e0b11")
+    ]
+    quarantined = [
+        (r["_quarantine_reason"], r["_quarantine_detail"])
+        for r in result[QUARANTINE_CDL_V1]["rows"]
+    ]
+    assert quarantined == [("unsupported_op", "op = TRUNCATE")]
+    landed = len(result[RAW_CDL_V1]["rows"])
+    assert landed == 7 == len(result[STG_CDL_V1]["rows"]) + len(quarantined) + len(heartbeats)
+
+
+def test_transactions_join_the_change_events(runs: dict[str, Any]) -> None:
+    """The SQL Server docs' BEGIN/END pair and enriched event: the
+    transaction table has one row per id, and the event joins to it."""
+    transactions = _by(runs["second"][TRANSACTIONS]["rows"], "transaction_id")
+    done = transactions["00000025:00000d08:0025"]
+    assert (done["status"], done["event_count"]) == ("committed", 2)
+    assert done["begun_at"] == "2017-02-07T20:49:37.125000Z"
+    assert done["ended_at"] == "2017-02-07T20:49:37.691000Z"
+    assert done["data_collections"] == [
+        {"data_collection": "testDB.dbo.testDB.tablea", "event_count": 1},
+        {"data_collection": "testDB.dbo.testDB.tableb", "event_count": 1},
+    ]
+    assert transactions["00000025:00000e10:0002"]["status"] == "open"
+    [event] = runs["second"][STG_TABLEA]["rows"]
+    assert event["_cdc_transaction_id"] in transactions
+    assert (event["_cdc_transaction_total_order"], event["_cdc_transaction_collection_order"]) == (
+        1,
+        1,
+    )
+    assert (event["pk"], event["aa"]) == ("2", "1")
+    assert event["_cdc_processed_at"] == "2020-01-30T13:28:04.335000Z"  # "ts_ms" as a string
+
+
+def test_risingwave_transaction_boundaries(runs: dict[str, Any]) -> None:
+    """RisingWave's BEGIN/END messages: the GTID-style pair is one committed
+    transaction of 11 events; the two Postgres-style ids are unpaired."""
+    rows = _by(runs["second"][RW_TRANSACTIONS]["rows"], "transaction_id")
+    gtid = rows["3E11FA47-71CA-11E1-9E33-C80AA9429562:23"]
+    assert (gtid["status"], gtid["event_count"]) == ("committed", 11)
+    assert [c["event_count"] for c in gtid["data_collections"]] == [5, 6]
+    assert rows["35352:3962948040"]["status"] == "open"
+    assert rows["35352:3962950064"]["begun_at"] is None
+
+
+def test_schema_history(runs: dict[str, Any]) -> None:
+    history = sorted(runs["second"][SCHEMA_HISTORY]["rows"], key=lambda r: r["_cdc_position"])
+    assert [(r["change_type"], r["table_id"]) for r in history] == [
+        ("CREATE", '"testDB"."dbo"."customers"'),
+        ("ALTER", '"testDB"."dbo"."customers"'),
+    ]
+    create, alter = history
+    assert [c["name"] for c in create["columns"]] == ["id", "first_name", "last_name", "email"]
+    first = create["columns"][0]
+    assert (first["jdbc_type"], first["type_name"], first["length"], first["scale"]) == (
+        4,
+        "int identity",
+        10,
+        0,
+    )
+    assert create["primary_key_columns"] == ["id"] and create["ddl"] is None
+    assert [c["name"] for c in alter["columns"]][-1] == "phone"
+    assert create["_cdc_position"][:3] == [0x25, 0xD98, 0xA2]
+    [mysql] = runs["second"][RW_SCHEMA_HISTORY]["rows"]
+    assert mysql["ddl"] == "ALTER TABLE test add column v2 varchar(32)"
+    assert [(c["name"], c["jdbc_type"]) for c in mysql["columns"]] == [
+        ("id", 4),
+        ("v1", 2014),
+        ("v2", 12),
+    ]
+    assert mysql["_cdc_position"] == [65, 234, 0, 0]  # binlog.000065, pos 234, row 0

@@ -27,8 +27,8 @@ from python_helpers.project_copy import project_copy
 pytestmark = pytest.mark.spark
 
 TOPIC = "evo.public.items"
-CURRENT = "cdc_current.postgres__public_items"
-BASE = "cdc_staging.base_postgres__public_items"
+CURRENT = "cdc_current.postgres__evo_public_items"
+BASE = "cdc_staging.base_postgres__evo_public_items"
 
 
 def _decimal(precision: int) -> dict[str, Any]:

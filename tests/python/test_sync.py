@@ -13,6 +13,7 @@ from conftest import ORDERS_TOPIC, PRODUCTS_TOPIC, SAMPLE_LANDING
 from python_helpers.connect_schema import ConnectSchema, merge_schemas, parse_schema
 from python_helpers.generate import GENERATED_MACRO, read_macro, render_macro
 from python_helpers.landing import topic_files
+from python_helpers.project_check import ProjectError
 from python_helpers.sync import sync
 from python_helpers.topic_schema import TopicSchemas, scan_file
 
@@ -47,20 +48,74 @@ def test_sync_scaffolds_a_new_topic_once(tmp_path: Path, project: Path) -> None:
     shutil.copytree(SAMPLE_LANDING / ORDERS_TOPIC, landing / "shop.sales.orders")
     result = sync(tmp_path, landing)
     written = {p.relative_to(tmp_path).as_posix() for p in result.scaffolded}
-    assert "models/staging/postgres/stg_postgres__public_orders.sql" in written
-    assert "models/current/postgres/postgres__public_orders.sql" in written
+    assert "models/staging/postgres/stg_postgres__shop_sales_orders.sql" in written
+    assert "models/current/postgres/postgres__shop_sales_orders.sql" in written
     models = yaml.safe_load(
-        (tmp_path / "models/staging/postgres/_postgres__models.yml").read_text()
+        (tmp_path / "models/staging/postgres/_stg_postgres__shop_sales_orders.yml").read_text()
     )["models"]
     metas = {m["name"]: m["config"]["meta"] for m in models}
-    assert metas["stg_postgres__public_orders"] == {
+    assert metas["stg_postgres__shop_sales_orders"] == {
         "cdc_topic": "shop.sales.orders",
         "cdc_layer": "staging",
     }
-    current_sql = (tmp_path / "models/current/postgres/postgres__public_orders.sql").read_text()
+    current_sql = (tmp_path / "models/current/postgres/postgres__shop_sales_orders.sql").read_text()
     assert "unique_key=['order_id']" in current_sql
     again = sync(tmp_path, landing)
     assert again.scaffolded == [] and not again.generated_changed
+
+
+def _model_names(project: Path) -> list[str]:
+    names = []
+    for path in sorted((project / "models").rglob("*.yml")):
+        names += [m["name"] for m in (yaml.safe_load(path.read_text()) or {}).get("models") or []]
+    return names
+
+
+def test_same_table_from_two_servers_gets_distinct_models(tmp_path: Path) -> None:
+    """prod.tpcch.customer next to postgres.tpcch.customer: one model set each."""
+    landing = tmp_path / "landing"
+    for topic in ("prod.tpcch.customer", "postgres.tpcch.customer"):
+        shutil.copytree(SAMPLE_LANDING / "postgres.tpcch.customer", landing / topic)
+    sync(tmp_path, landing)
+    names = _model_names(tmp_path)
+    assert len(names) == len(set(names))
+    assert {"postgres__prod_tpcch_customer", "postgres__postgres_tpcch_customer"} <= set(names)
+    sources = yaml.safe_load(
+        (tmp_path / "models/staging/postgres/_postgres__sources.yml").read_text()
+    )
+    tables = [t["name"] for t in sources["sources"][0]["tables"]]
+    assert tables == ["postgres_tpcch_customer", "prod_tpcch_customer"]
+
+
+def test_reformatted_sources_file_survives_the_next_sync(tmp_path: Path) -> None:
+    landing = tmp_path / "landing"
+    shutil.copytree(SAMPLE_LANDING / ORDERS_TOPIC, landing / ORDERS_TOPIC)
+    sync(tmp_path, landing)
+    sources = tmp_path / "models/staging/postgres/_postgres__sources.yml"
+    loaded = yaml.safe_load(sources.read_text())
+    # the user re-indents the file (4 spaces, no indented sequences) and comments it
+    sources.write_text("# our landing\n" + yaml.safe_dump(loaded, indent=4, sort_keys=False))
+    shutil.copytree(SAMPLE_LANDING / "shop.public.coupons", landing / "shop.public.coupons")
+    sync(tmp_path, landing)
+    text = sources.read_text()
+    assert text.startswith("# our landing\n")
+    tables = [t["name"] for t in yaml.safe_load(text)["sources"][0]["tables"]]
+    assert tables == ["shop_public_orders", "shop_public_coupons"]
+    names = _model_names(tmp_path)
+    assert "stg_postgres__shop_public_coupons" in names and len(names) == len(set(names))
+
+
+def test_sync_fails_naming_the_file_that_would_break_the_project(tmp_path: Path) -> None:
+    landing = tmp_path / "landing"
+    shutil.copytree(SAMPLE_LANDING / ORDERS_TOPIC, landing / ORDERS_TOPIC)
+    sync(tmp_path, landing)
+    broken = tmp_path / "models/current/postgres/_extra.yml"
+    broken.write_text("version: 2\nmodels:\n  - name: postgres__shop_public_orders\n")
+    with pytest.raises(ProjectError, match="declared in .*_extra.yml too"):
+        sync(tmp_path, landing)
+    broken.write_text("version: 2\nmodels: [\n")
+    with pytest.raises(ProjectError, match="_extra.yml: not valid YAML"):
+        sync(tmp_path, landing)
 
 
 def test_topic_without_schema_blocks_is_reported(tmp_path: Path) -> None:
@@ -68,7 +123,30 @@ def test_topic_without_schema_blocks_is_reported(tmp_path: Path) -> None:
     (landing / "bare").mkdir(parents=True)
     (landing / "bare" / "a.jsonl").write_text('{"op": "c", "after": {"id": 1}}\n')
     result = sync(tmp_path, landing)
-    assert "bare" in result.skipped and "schema block" in result.skipped["bare"]
+    reason = result.skipped["bare"]
+    assert "schema block" in reason and "schema_from" in reason and "value-schema.json" in reason
+
+
+def test_topic_without_schema_blocks_takes_a_given_schema(tmp_path: Path) -> None:
+    landing = tmp_path / "landing"
+    bare = SAMPLE_LANDING / "noschema.inventory.customers"
+    shutil.copytree(bare, landing / "borrowed")  # topic.yml: schema_from the schema topic
+    shutil.copytree(
+        SAMPLE_LANDING / "dbserver1.inventory.customers", landing / "dbserver1.inventory.customers"
+    )
+    (landing / "filed").mkdir()
+    shutil.copy(bare / "rw-mysql-customers-noschema.jsonl", landing / "filed")
+    (landing / "filed" / "topic.yml").write_text("primary_key: id\n")
+    first = SAMPLE_LANDING / "dbserver1.inventory.customers" / "rw-mysql-customers-schema.jsonl"
+    event = json.loads(first.read_text().splitlines()[0])
+    (landing / "filed" / "value-schema.json").write_text(json.dumps(event["schema"]))
+    result = sync(tmp_path, landing)
+    assert not result.skipped
+    schema = result.specs["dbserver1.inventory.customers"].value_schema
+    assert result.specs["borrowed"].value_schema == schema
+    assert result.specs["filed"].value_schema == parse_schema(event["schema"])
+    assert result.specs["filed"].connector == result.specs["borrowed"].connector == "mysql"
+    assert result.specs["filed"].primary_key == ("id",)
 
 
 def _full_parse(topic_dir: Path) -> tuple[ConnectSchema | None, ConnectSchema | None]:
@@ -104,9 +182,33 @@ def test_text_cut_scan_matches_a_full_parse(topic: str) -> None:
     for item in topic_files(SAMPLE_LANDING / topic):
         scan_file(item.path, item.is_kcat, collected)
     value, key = _full_parse(SAMPLE_LANDING / topic)
-    assert value is not None and collected.value_schema == value
+    assert collected.value_schema == value
     assert collected.key_schema == key
-    assert collected.connector == "postgresql"
+    assert (value is None) == (topic in WITHOUT_SCHEMA_BLOCKS)
+    assert collected.connector == CONNECTORS.get(topic, "postgresql")
+
+
+# topics whose events carry no schema blocks ("schema": null, or bare values)
+WITHOUT_SCHEMA_BLOCKS = {
+    "noschema.inventory.customers",
+    "server1",
+    "server1.transaction",
+    "RW_CDC_0",
+    "RW_CDC_1001.transaction",
+}
+CONNECTORS = {
+    "server1.testDB.dbo.customers": "sqlserver",
+    "server1.testDB.dbo.tablea": "sqlserver",
+    "server1": "sqlserver",
+    "server1.transaction": "debezium",
+    "RW_CDC_0": "mysql",
+    "RW_CDC_1001.transaction": "debezium",
+    "dbserver1.inventory.customers": "mysql",
+    "noschema.inventory.customers": "mysql",
+    "shopdb.shop.accounts": "mysql",
+    "cdl_json.public.ct_pg2hudi": "cdl",
+    "cdl_debezium.public.ct_pg2hudi": "cdl",
+}
 
 
 def test_sync_scans_only_what_is_new(tmp_path: Path, project: Path) -> None:

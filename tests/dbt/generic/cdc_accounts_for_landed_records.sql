@@ -1,11 +1,12 @@
 {#-
     Fails when the landed records of a topic are not all accounted for:
     every landed record is exactly one row of the base model (`model`), and
-    count(base) = count(staging) + count(quarantine). Checks the batches of
+    count(base) = count(staging) + count(quarantine) (+ count(heartbeats) for
+    Huawei CDL topics). Checks the batches of
     the latest staging run (var cdc_test_scope: latest_run, the default) or
     every batch (`all`). Returns one row (the counts) on failure.
 -#}
-{% test cdc_accounts_for_landed_records(model, landed, staging, quarantine) %}
+{% test cdc_accounts_for_landed_records(model, landed, staging, quarantine, heartbeats=none) %}
 
 {%- set window = cdc_test_window(quarantine) or 'true' %}
 
@@ -23,7 +24,12 @@ counts as (
             from {{ model }} where {{ window }}
         ) as distinct_base_records,
         (select count(*) from {{ staging }} where {{ window }}) as staged_events,
-        (select count(*) from {{ quarantine }} where {{ window }}) as quarantined_records
+        (select count(*) from {{ quarantine }} where {{ window }}) as quarantined_records,
+        {%- if heartbeats %}
+        (select count(*) from {{ heartbeats }} where {{ window }}) as heartbeats
+        {%- else %}
+        0 as heartbeats
+        {%- endif %}
 ),
 
 final as (
@@ -32,7 +38,7 @@ final as (
     where
         landed_records != base_records
         or base_records != distinct_base_records
-        or base_records != staged_events + quarantined_records
+        or base_records != staged_events + quarantined_records + heartbeats
 )
 
 select * from final

@@ -1,0 +1,177 @@
+{#-
+    Returns the select of the base model of a Debezium metadata topic: the
+    transaction metadata topic (spec.kind = 'transactions') or the
+    schema-change topic ('schema_changes'). One row per landed record of
+    `relation` (the raw landing table), its value parsed once with the
+    built-in schema, the Kafka/landing coordinates and the quarantine
+    verdict, like cdc_debezium_events does for change events.
+-#}
+{% macro cdc_metadata_events(relation, topic) %}
+    {{- return(adapter.dispatch('cdc_metadata_events', 'cdc')(relation, topic)) -}}
+{% endmacro %}
+
+{% macro default__cdc_metadata_events(relation, topic) -%}
+    {%- set spec = cdc_topic_spec(topic) -%}
+    {%- set transactions = spec.kind == 'transactions' -%}
+    select
+        {%- if transactions %}
+        events._event.id as transaction_id,
+        upper(events._event.status) as status,
+        cast(events._event.event_count as bigint) as event_count,
+        transform(
+            events._event.data_collections,
+            collection -> named_struct(
+                'data_collection', collection.data_collection,
+                'event_count', cast(collection.event_count as bigint)
+            )
+        ) as data_collections,
+        timestamp_millis(cast(events._event.ts_ms as bigint)) as event_at,
+        {%- else %}
+        events._event.databaseName as database_name,
+        events._event.schemaName as schema_name,
+        events._event.ddl,
+        {{ _cdc_table_changes('events._event.tableChanges') }} as table_changes,
+        {{ cdc_source_position(spec, 'events._event.source', 'events.kafka_offset') }}
+            as _cdc_position,
+        timestamp_millis(cast(
+            {{ _cdc_present(spec.source_fields, 'ts_ms', 'events._event.source', 'string') }}
+            as bigint)) as _cdc_source_committed_at,
+        timestamp_millis(cast(events._event.ts_ms as bigint)) as _cdc_processed_at,
+        {%- for name in spec.source_fields %}
+        cast(events._event.source.`{{ name }}` as {{ spec.source_types.get(name, 'string') }})
+            as {{ cdc_source_column_name(name) }},
+        {%- endfor %}
+        {%- endif %}
+        events.kafka_topic as _kafka_topic,
+        events.kafka_partition as _kafka_partition,
+        events.kafka_offset as _kafka_offset,
+        timestamp_millis(events.kafka_timestamp_ms) as _kafka_published_at,
+        events.kafka_key as _kafka_key,
+        events.landing_batch as _landing_batch,
+        timestamp_micros(events.landing_batch) as _landed_at,
+        {{ cdc_staged_at() }} as _staged_at,
+        events._quarantine_reason,
+        events._quarantine_detail,
+        if(events._quarantine_reason is null, null, events.kafka_value) as _kafka_value,
+        events.landing_file as _landing_file,
+        events.landing_line as _landing_line
+    from (
+        select
+            parsed.*,
+            case
+                when parsed.landing_error is not null then 'unreadable_landing_record'
+                when parsed.kafka_value is null then 'tombstone'
+                when parsed._message._unparsed is not null
+                    and json_object_keys(parsed.kafka_value) is null
+                    then 'malformed_json'
+                when parsed._message._unparsed is not null then 'type_mismatch'
+                when parsed._event is null then 'null_payload'
+                {%- if transactions %}
+                when parsed._event.id is null
+                    or upper(parsed._event.status) not in ('BEGIN', 'END')
+                    then 'not_a_transaction_event'
+                {%- else %}
+                when parsed._event.databaseName is null
+                    and parsed._event.tableChanges is null
+                    then 'not_a_schema_change_event'
+                {%- endif %}
+            end as _quarantine_reason,
+            case
+                when parsed.landing_error is not null then parsed.landing_error
+                {%- if transactions %}
+                when upper(parsed._event.status) not in ('BEGIN', 'END')
+                    then concat('status = ', parsed._event.status)
+                {%- endif %}
+            end as _quarantine_detail
+        from (
+            select
+                landed.*,
+                message as _message,
+                {{ _cdc_unwrap('message', spec.parse_fields) }} as _event
+            from (
+                select
+                    raw.*,
+                    from_json(
+                        raw.kafka_value,
+                        '{{ _cdc_wrapper_type(spec.value_type, true) }}',
+                        map('columnNameOfCorruptRecord', '_unparsed')
+                    ) as message
+                from {{ relation }} as raw
+                where {{ cdc_new_batches_filter('raw.landing_batch') }}
+            ) as landed
+        ) as parsed
+    ) as events
+{%- endmacro %}
+
+{#- The tableChanges array of a schema-change event, typed, in snake case. -#}
+{% macro _cdc_table_changes(changes) -%}
+    transform(
+        {{ changes }},
+        change -> named_struct(
+            'change_type', change.type,
+            'table_id', change.id,
+            'default_charset_name', change.table.defaultCharsetName,
+            'primary_key_columns', change.table.primaryKeyColumnNames,
+            'comment', change.table.comment,
+            'columns', transform(
+                change.table.columns,
+                col -> named_struct(
+                    'name', col.name,
+                    'jdbc_type', cast(col.jdbcType as int),
+                    'native_type', cast(col.nativeType as int),
+                    'type_name', col.typeName,
+                    'type_expression', col.typeExpression,
+                    'charset_name', col.charsetName,
+                    'length', cast(col.length as int),
+                    'scale', cast(col.scale as int),
+                    'position', cast(col.position as int),
+                    'optional', cast(col.optional as boolean),
+                    'auto_incremented', cast(col.autoIncremented as boolean),
+                    'generated', cast(col.generated as boolean),
+                    'comment', col.comment,
+                    'default_value_expression', col.defaultValueExpression,
+                    'enum_values', col.enumValues
+                )
+            )
+        )
+    )
+{%- endmacro %}
+
+{#- The accepted events of a metadata topic's base model (`relation`):
+    every column but the quarantine verdict. -#}
+{% macro cdc_metadata_accepted(relation, topic) %}
+    {{- return(adapter.dispatch('cdc_metadata_accepted', 'cdc')(relation, topic)) -}}
+{% endmacro %}
+
+{% macro default__cdc_metadata_accepted(relation, topic) -%}
+    {%- set spec = cdc_topic_spec(topic) -%}
+    select
+        {%- if spec.kind == 'transactions' %}
+        events.transaction_id,
+        events.status,
+        events.event_count,
+        events.data_collections,
+        events.event_at,
+        {%- else %}
+        events.database_name,
+        events.schema_name,
+        events.ddl,
+        events.table_changes,
+        events._cdc_position,
+        events._cdc_source_committed_at,
+        events._cdc_processed_at,
+        {%- for name in spec.source_fields %}
+        events.{{ cdc_source_column_name(name) }},
+        {%- endfor %}
+        {%- endif %}
+        events._kafka_topic,
+        events._kafka_partition,
+        events._kafka_offset,
+        events._kafka_published_at,
+        events._kafka_key,
+        events._landing_batch,
+        events._landed_at,
+        events._staged_at
+    from {{ relation }} as events
+    where events._quarantine_reason is null
+{%- endmacro %}

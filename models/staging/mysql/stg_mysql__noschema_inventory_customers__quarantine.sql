@@ -1,0 +1,13 @@
+{#- Landed records of topic `noschema.inventory.customers` that are not change events. -#}
+{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
+with
+
+events as (
+    select * from {{ ref('base_mysql__noschema_inventory_customers') }}
+),
+
+final as (
+    {{ cdc_debezium_rejects('events') }}
+)
+
+select * from final

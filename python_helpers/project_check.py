@@ -1,0 +1,67 @@
+"""Check that the dbt properties files of a project still parse as dbt
+needs them: every file is YAML, and no model or source table is declared
+twice. ``sync`` runs it after writing, so it fails naming the file instead
+of leaving a project `dbt build` refuses."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+class ProjectError(ValueError):
+    """The project's properties files would not parse."""
+
+
+def read_properties(models: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """Every properties file under ``models`` with its content; raises
+    ProjectError naming a file that is not YAML."""
+    for path in sorted([*models.rglob("*.yml"), *models.rglob("*.yaml")]):
+        try:
+            loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except yaml.YAMLError as error:
+            raise ProjectError(f"{path}: not valid YAML: {error}") from None
+        if loaded is None:
+            continue
+        if not isinstance(loaded, dict):
+            raise ProjectError(f"{path}: expected a mapping at the top level")
+        yield path, loaded
+
+
+def check_project(models: Path) -> None:
+    """Raise ProjectError when a model, a source or a source table is
+    declared twice, or a model file name is used twice."""
+    declared: dict[str, Path] = {}
+    sources: dict[str, Path] = {}
+    for path, loaded in read_properties(models):
+        for model in loaded.get("models") or []:
+            name = model.get("name") if isinstance(model, dict) else None
+            if not name:
+                raise ProjectError(f"{path}: a model entry without a name")
+            if name in declared:
+                raise ProjectError(
+                    f"{path}: model {name!r} is declared in {declared[name]} too"
+                    " (dbt: two schema.yml entries for the same resource)"
+                )
+            declared[name] = path
+        for source in loaded.get("sources") or []:
+            name = source.get("name") if isinstance(source, dict) else None
+            if not name:
+                raise ProjectError(f"{path}: a source entry without a name")
+            if name in sources:
+                raise ProjectError(f"{path}: source {name!r} is declared in {sources[name]} too")
+            sources[name] = path
+            tables = [str(t.get("name")) for t in source.get("tables") or [] if isinstance(t, dict)]
+            repeated = sorted({t for t in tables if tables.count(t) > 1})
+            if repeated:
+                raise ProjectError(f"{path}: source {name!r} declares {repeated} twice")
+    files: dict[str, Path] = {}
+    for path in sorted(models.rglob("*.sql")):
+        if path.stem in files:
+            raise ProjectError(
+                f"{path}: model name {path.stem!r} is used by {files[path.stem]} too"
+            )
+        files[path.stem] = path
