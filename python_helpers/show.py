@@ -28,7 +28,7 @@ def show_results(project: Path, rows: int = 5) -> str:
         frame = spark.table(name)
         lines.append(f"\n{name}: {frame.count()} rows")
         visible = [c for c in frame.columns if not c.startswith("_")][:8]
-        visible += ["_cdc_op", "_cdc_source_committed_at"]
+        visible += [c for c in ("_cdc_op", "_cdc_source_committed_at") if c in frame.columns]
         ordered = frame.select(*visible).orderBy(*visible[:1])
         lines.append(ordered._jdf.showString(rows, 40, False))
     return "\n".join(lines)

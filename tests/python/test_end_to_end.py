@@ -95,6 +95,9 @@ QUARANTINE_CDL_V1 = "cdc_staging.stg_cdl__cdl_json_public_ct_pg2hudi__quarantine
 HEARTBEATS_CDL_V1 = "cdc_staging.stg_cdl__cdl_json_public_ct_pg2hudi__heartbeats"
 RAW_CDL_V1 = "cdc_landing.cdl_json_public_ct_pg2hudi"
 TRANSACTIONS = "cdc_current.debezium__server1_transaction"
+TRANSACTIONS_FILE = (
+    SAMPLE_LANDING / "server1.transaction" / "sqlserver-docs-transactions-kcat.jsonl"
+)
 RW_TRANSACTIONS = "cdc_current.debezium__rw_cdc_1001_transaction"
 STG_TABLEA = "cdc_staging.stg_sqlserver__server1_testdb_dbo_tablea"
 SCHEMA_HISTORY = "cdc_current.sqlserver__server1_schema_changes"
@@ -170,10 +173,14 @@ def _export() -> dict[str, Any]:
 
 
 def _partial_landing(root: Path) -> Path:
-    """The first 9 product events (the snapshot), 5 order records and the
-    first 100 lines of two CH-benCHmark topics."""
+    """The first 9 product events (the snapshot), 5 order records, the
+    first 100 lines of two CH-benCHmark topics, and the first lines of a
+    SQL Server, a MySQL, a CDL and a transaction topic."""
     landing = root / "partial"
     parts = [(PRODUCTS_FILE, 9), (ORDERS_FILE, 5), (DOCS_FILE, 2), (COUPONS_FILE, 4)]
+    # later events of these arrive in the second batch: a newer position must
+    # survive an older event merged after it, a BEGIN must meet its END
+    parts += [(SQLSERVER_FILE, 9), (ACCOUNTS_FILE, 4), (CDL_V1_FILE, 3), (TRANSACTIONS_FILE, 1)]
     for name in ("neworder", "customer"):
         parts.append((SAMPLE_LANDING / f"postgres.tpcch.{name}" / f"{name}.jsonl", 100))
     for source, lines in parts:
@@ -401,6 +408,8 @@ def test_sqlserver_documentation_events_in_lsn_order(runs: dict[str, Any]) -> No
     _assert_matches_reference(rows, current_state(events(SQLSERVER_FILE), "id"), "id")
     by_id = _by(rows, "id")
     assert sorted(by_id) == [1001, 1003, 1004, 1012]
+    first = _by(runs["first"][SQLSERVER]["rows"], "id")
+    assert first[1001]["email"] == "sally@second.example"  # the later change, first batch
     assert by_id[1001]["email"] == "sally@second.example"  # the later change_lsn wins
     staged = {r["_kafka_offset"]: r for r in runs["second"][STG_SQLSERVER]["rows"]}
     create, update, delete = staged[4], staged[5], staged[6]
@@ -443,6 +452,9 @@ def test_mysql_binlog_rotation_orders_by_file_number(runs: dict[str, Any]) -> No
     )
     by_id = _by(rows, "account_id")
     assert {k: r["balance"] for k, r in by_id.items()} == {1: 70, 2: 65}
+    # the .000010 update was merged first; the older .000009 one came later
+    first = _by(runs["first"][ACCOUNTS]["rows"], "account_id")
+    assert first[1]["balance"] == 70
     assert by_id[1]["_cdc_position"] == [10, 154, 0, 3]
 
 
@@ -451,6 +463,8 @@ def test_cdl_json_and_debezium_json_in_lsn_order(runs: dict[str, Any]) -> None:
     expected = current_state(events(CDL_V1_FILE), "id")
     _assert_matches_reference(v1, expected, "id", {"time1": decode_millis})
     assert [(r["id"], r["count1"], r["decimalnum"]) for r in v1] == [(34, 15, "0.001")]
+    first = _by(runs["first"][CDL_V1]["rows"], "id")
+    assert first[34]["count1"] == 15  # the lower-lsn update merged after it lost
     assert v1[0]["time1"] == "2024-02-04T12:01:40.000000Z"
     v2 = runs["second"][CDL_V2]["rows"]
     _assert_matches_reference(v2, current_state(events(CDL_V2_FILE), "id"), "id")
@@ -508,6 +522,10 @@ def test_transactions_join_the_change_events(runs: dict[str, Any]) -> None:
         {"data_collection": "testDB.dbo.testDB.tableb", "event_count": 1},
     ]
     assert transactions["00000025:00000e10:0002"]["status"] == "open"
+    # the first build saw the BEGIN only; the END merged later kept begun_at
+    [first] = runs["first"][TRANSACTIONS]["rows"]
+    assert (first["transaction_id"], first["status"]) == ("00000025:00000d08:0025", "open")
+    assert first["begun_at"] == done["begun_at"]
     [event] = runs["second"][STG_TABLEA]["rows"]
     assert event["_cdc_transaction_id"] in transactions
     assert (event["_cdc_transaction_total_order"], event["_cdc_transaction_collection_order"]) == (
