@@ -32,7 +32,8 @@ from python_helpers.yaml_edit import add_source_table
 MODELS_DIR = Path("models")
 
 BASE_SQL = """\
-{{#- Base of Kafka topic `{topic}` ({connector} connector): -#}}
+{{#- Base of a Kafka topic ({connector} connector): -#}}
+{{#- `{topic}` -#}}
 {{#- every landed record, its value parsed once, appended batch by batch. -#}}
 {{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
 with
@@ -49,7 +50,8 @@ select * from final
 """
 
 STAGING_SQL = """\
-{{#- Staging of Kafka topic `{topic}` ({connector} connector): -#}}
+{{#- Staging of a Kafka topic ({connector} connector): -#}}
+{{#- `{topic}` -#}}
 {{#- one row per change event, typed. -#}}
 {{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
 with
@@ -66,7 +68,8 @@ select * from final
 """
 
 QUARANTINE_SQL = """\
-{{#- Landed records of topic `{topic}` that are not change events. -#}}
+{{#- Landed records that are not change events, of Kafka topic -#}}
+{{#- `{topic}` -#}}
 {{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
 with
 
@@ -82,7 +85,8 @@ select * from final
 """
 
 CURRENT_SQL = """\
-{{#- Current state of Kafka topic `{topic}`, -#}}
+{{#- Current state of Kafka topic -#}}
+{{#- `{topic}`, -#}}
 {{#- one row per {key_list}. -#}}
 {{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
 {{{{ config(unique_key={unique_key}) }}}}
@@ -257,7 +261,8 @@ def _write_sql(path: Path, text: str) -> None:
 
 
 METADATA_BASE_SQL = """\
-{{#- Base of Kafka topic `{topic}` (Debezium {kind} topic): -#}}
+{{#- Base of a Debezium {kind} topic: -#}}
+{{#- `{topic}` -#}}
 {{#- every landed record, its value parsed once, appended batch by batch. -#}}
 {{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
 with
@@ -274,7 +279,8 @@ select * from final
 """
 
 METADATA_STAGING_SQL = """\
-{{#- Staging of Kafka topic `{topic}` (Debezium {kind} topic): -#}}
+{{#- Staging of a Debezium {kind} topic: -#}}
+{{#- `{topic}` -#}}
 {{#- one row per event, typed. -#}}
 {{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
 with
@@ -291,7 +297,8 @@ select * from final
 """
 
 TRANSACTIONS_SQL = """\
-{{#- Transactions of Kafka topic `{topic}`: one row per transaction id, -#}}
+{{#- Transactions of Kafka topic -#}}
+{{#- `{topic}`: one row per transaction id, -#}}
 {{#- to join with the change events' _cdc_transaction_id. -#}}
 {{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
 {{{{ config(
@@ -315,7 +322,8 @@ select * from final
 """
 
 SCHEMA_HISTORY_SQL = """\
-{{#- Schema history of Kafka topic `{topic}`: one row per table change. -#}}
+{{#- Schema history of Kafka topic -#}}
+{{#- `{topic}`: one row per table change. -#}}
 {{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
 {{{{ config(materialized='view') }}}}
 
@@ -333,7 +341,8 @@ select * from final
 """
 
 HEARTBEATS_SQL = """\
-{{#- Heartbeats of Huawei CDL topic `{topic}`: counted, not staged. -#}}
+{{#- Heartbeats of a Huawei CDL topic, counted, not staged: -#}}
+{{#- `{topic}` -#}}
 {{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
 with
 

@@ -26,7 +26,12 @@
         {%- for column in spec.columns %}
         {%- set raw = _cdc_key_expr(column.name, spec, 'events.') if column.name in primary_key
             else 'events._row.`' ~ column.name ~ '`' %}
+        {%- if column.decoder in ('decimal', 'base64') %}
+        if({{ _cdc_is_base64(raw) }}, {{ cdc_decode_column(raw, column) }}, null)
+            as `{{ column.name }}`,
+        {%- else %}
         {{ cdc_decode_column(raw, column) }} as `{{ column.name }}`,
+        {%- endif %}
         {%- endfor %}
         -- change-data-capture metadata
         events._event.op as _cdc_op,
@@ -49,7 +54,8 @@
         cast({{ _cdc_present(spec.envelope_fields, 'transaction', 'events._event', 'string',
             '.data_collection_order') }} as bigint) as _cdc_transaction_collection_order,
         {%- for name in spec.source_fields %}
-        cast(events._event.source.`{{ name }}` as {{ (spec.source_types or {}).get(name, 'string') }})
+        cast(events._event.source.`{{ name }}`
+            as {{ (spec.source_types or {}).get(name, 'string') }})
             as {{ cdc_source_column_name(name) }},
         {%- endfor %}
         {%- for name in cdc_extra_fields(spec) %}
@@ -80,6 +86,10 @@
                     and json_object_keys(rowed.kafka_value) is null
                     then 'malformed_json'
                 when rowed._message._unparsed is not null then 'type_mismatch'
+                {%- for column in _cdc_base64_columns(spec) %}
+                when not {{ _cdc_is_base64('rowed._row.`' ~ column.name ~ '`') }}
+                    then 'type_mismatch'
+                {%- endfor %}
                 when rowed._event is null then 'null_payload'
                 {%- if 'HEARTBEAT_IDENTIFIER' in spec.envelope_fields %}
                 when rowed._event.HEARTBEAT_IDENTIFIER is not null
@@ -104,6 +114,14 @@
                         'the JSON type of a field contradicts the generated schema:',
                         ' run `python -m python_helpers sync`'
                     )
+                {%- for column in _cdc_base64_columns(spec) %}
+                when not {{ _cdc_is_base64('rowed._row.`' ~ column.name ~ '`') }}
+                    then concat(
+                        'column {{ column.name }} is {{ column.connect_type.split(",")[0] }}',
+                        ' but holds ', left(rowed._row.`{{ column.name }}`, 40),
+                        ', not the base64 text the JsonConverter writes'
+                    )
+                {%- endfor %}
                 when rowed._event.op not in ('c', 'r', 'u', 'd', 't')
                     then concat('op = ', rowed._event.op)
             end as _quarantine_detail
@@ -119,7 +137,8 @@
                 from (
                     select
                         parsed.*,
-                        {{ _cdc_unwrap('parsed._message', spec.parse_fields or spec.envelope_fields) }}
+                        {{ _cdc_unwrap(
+                            'parsed._message', spec.parse_fields or spec.envelope_fields) }}
                             as _raw_event
                         {%- if spec.key_type %},
                         {{ _cdc_unwrap('parsed._key_message', spec.key_fields) }} as _key
@@ -144,6 +163,21 @@
             ) as normalized
         ) as rowed
     ) as events
+{%- endmacro %}
+
+{#- Row columns the JsonConverter writes as base64 text (bytes, Decimal).
+    from_json reads any JSON token into their string field, so a value
+    written as a plain number would otherwise decode to a wrong value
+    silently: such a record is quarantined as type_mismatch instead. -#}
+{% macro _cdc_base64_columns(spec) -%}
+    {{- return(spec.columns | selectattr('decoder', 'in', ['decimal', 'base64']) | list) -}}
+{%- endmacro %}
+
+{% macro _cdc_is_base64(expr) -%}
+    coalesce(
+        {{ expr }} rlike '^([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$',
+        true
+    )
 {%- endmacro %}
 
 {#- from_json type reading a value with or without the JsonConverter wrapper:

@@ -28,7 +28,8 @@
     {%- set parts = [] -%}
     {%- if spec.connector == 'sqlserver' and 'commit_lsn' in fields -%}
         {%- do parts.extend(_cdc_lsn_parts(source ~ '.commit_lsn')) -%}
-        {%- do parts.extend(_cdc_lsn_parts(_cdc_present(fields, 'change_lsn', source, 'string'))) -%}
+        {%- set change_lsn = _cdc_present(fields, 'change_lsn', source, 'string') -%}
+        {%- do parts.extend(_cdc_lsn_parts(change_lsn)) -%}
         {%- do parts.append(_cdc_present(fields, 'event_serial_no', source, 'string')) -%}
     {%- elif spec.connector == 'mysql' and 'file' in fields and 'pos' in fields -%}
         {%- do parts.append("regexp_extract(" ~ source ~ ".file, '([0-9]+)$', 1)") -%}

@@ -508,6 +508,341 @@ topics:
       connect_type: double
     value_schema: '{"fields":[{"field":"before","fields":[{"field":"id","optional":false,"type":"int32"},{"field":"name","optional":false,"type":"string"},{"field":"description","optional":true,"type":"string"},{"field":"weight","optional":true,"type":"double"}],"name":"fullfillment.inventory.products.Value","optional":true,"type":"struct"},{"field":"after","fields":[{"field":"id","optional":false,"type":"int32"},{"field":"name","optional":false,"type":"string"},{"field":"description","optional":true,"type":"string"},{"field":"weight","optional":true,"type":"double"}],"name":"fullfillment.inventory.products.Value","optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":false,"type":"string"},{"field":"connector","optional":false,"type":"string"},{"field":"name","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"snapshot","name":"io.debezium.data.Enum","optional":true,"parameters":{"allowed":"true,last,false"},"type":"string","version":1},{"field":"db","optional":false,"type":"string"},{"field":"schema","optional":false,"type":"string"},{"field":"table","optional":false,"type":"string"},{"field":"txId","optional":true,"type":"int64"},{"field":"lsn","optional":true,"type":"int64"},{"field":"xmin","optional":true,"type":"int64"}],"name":"io.debezium.connector.postgresql.Source","optional":false,"type":"struct"},{"field":"op","optional":false,"type":"string"},{"field":"ts_ms","optional":true,"type":"int64"},{"field":"transaction","fields":[{"field":"id","optional":false,"type":"string"},{"field":"total_order","optional":false,"type":"int64"},{"field":"data_collection_order","optional":false,"type":"int64"}],"optional":true,"type":"struct"}],"name":"fullfillment.inventory.products.Envelope","optional":false,"type":"struct"}'
     key_schema: null
+  mysql_cdc_1.mysql_cdc.mysql_cdc_e2e_source_table:
+    connector: mysql
+    envelope: debezium
+    source_table: mysql_cdc_mysql_cdc_e2e_source_table
+    primary_key:
+    - id
+    value_type: 'struct<`before`: struct<`id`: int, `f_binary`: string, `f_blob`: string, `f_long_varbinary`:
+      string, `f_longblob`: string, `f_tinyblob`: string, `f_varbinary`: string, `f_smallint`: smallint,
+      `f_smallint_unsigned`: int, `f_mediumint`: int, `f_mediumint_unsigned`: int, `f_int`: int, `f_int_unsigned`:
+      bigint, `f_integer`: int, `f_integer_unsigned`: bigint, `f_bigint`: bigint, `f_bigint_unsigned`:
+      string, `f_numeric`: string, `f_decimal`: string, `f_float`: double, `f_double`: double, `f_double_precision`:
+      double, `f_longtext`: string, `f_mediumtext`: string, `f_text`: string, `f_tinytext`: string, `f_varchar`:
+      string, `f_date`: int, `f_datetime`: bigint, `f_timestamp`: string, `f_bit1`: boolean, `f_bit64`:
+      string, `f_char`: string, `f_enum`: string, `f_mediumblob`: string, `f_long_varchar`: string, `f_real`:
+      double, `f_time`: bigint, `f_tinyint`: smallint, `f_tinyint_unsigned`: smallint, `f_json`: string,
+      `f_year`: int>, `after`: struct<`id`: int, `f_binary`: string, `f_blob`: string, `f_long_varbinary`:
+      string, `f_longblob`: string, `f_tinyblob`: string, `f_varbinary`: string, `f_smallint`: smallint,
+      `f_smallint_unsigned`: int, `f_mediumint`: int, `f_mediumint_unsigned`: int, `f_int`: int, `f_int_unsigned`:
+      bigint, `f_integer`: int, `f_integer_unsigned`: bigint, `f_bigint`: bigint, `f_bigint_unsigned`:
+      string, `f_numeric`: string, `f_decimal`: string, `f_float`: double, `f_double`: double, `f_double_precision`:
+      double, `f_longtext`: string, `f_mediumtext`: string, `f_text`: string, `f_tinytext`: string, `f_varchar`:
+      string, `f_date`: int, `f_datetime`: bigint, `f_timestamp`: string, `f_bit1`: boolean, `f_bit64`:
+      string, `f_char`: string, `f_enum`: string, `f_mediumblob`: string, `f_long_varchar`: string, `f_real`:
+      double, `f_time`: bigint, `f_tinyint`: smallint, `f_tinyint_unsigned`: smallint, `f_json`: string,
+      `f_year`: int>, `source`: struct<`version`: string, `connector`: string, `name`: string, `ts_ms`:
+      string, `snapshot`: string, `db`: string, `sequence`: string, `table`: string, `server_id`: string,
+      `gtid`: string, `file`: string, `pos`: string, `row`: string, `thread`: string, `query`: string>,
+      `op`: string, `ts_ms`: string, `transaction`: struct<`id`: string, `total_order`: string, `data_collection_order`:
+      string>>'
+    key_type: null
+    key_fields: []
+    parse_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    - transaction
+    envelope_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    - transaction
+    source_fields:
+    - version
+    - connector
+    - name
+    - ts_ms
+    - snapshot
+    - db
+    - sequence
+    - table
+    - server_id
+    - gtid
+    - file
+    - pos
+    - row
+    - thread
+    - query
+    source_types:
+      version: string
+      connector: string
+      name: string
+      ts_ms: bigint
+      snapshot: string
+      db: string
+      sequence: string
+      table: string
+      server_id: bigint
+      gtid: string
+      file: string
+      pos: bigint
+      row: int
+      thread: bigint
+      query: string
+    columns:
+    - name: id
+      raw_type: int
+      type: int
+      decoder: none
+      optional: false
+      connect_type: int32, not null
+    - name: f_binary
+      raw_type: string
+      type: binary
+      decoder: base64
+      optional: true
+      connect_type: bytes
+    - name: f_blob
+      raw_type: string
+      type: binary
+      decoder: base64
+      optional: true
+      connect_type: bytes
+    - name: f_long_varbinary
+      raw_type: string
+      type: binary
+      decoder: base64
+      optional: true
+      connect_type: bytes
+    - name: f_longblob
+      raw_type: string
+      type: binary
+      decoder: base64
+      optional: true
+      connect_type: bytes
+    - name: f_tinyblob
+      raw_type: string
+      type: binary
+      decoder: base64
+      optional: true
+      connect_type: bytes
+    - name: f_varbinary
+      raw_type: string
+      type: binary
+      decoder: base64
+      optional: true
+      connect_type: bytes
+    - name: f_smallint
+      raw_type: smallint
+      type: smallint
+      decoder: none
+      optional: true
+      connect_type: int16
+    - name: f_smallint_unsigned
+      raw_type: int
+      type: int
+      decoder: none
+      optional: true
+      connect_type: int32
+    - name: f_mediumint
+      raw_type: int
+      type: int
+      decoder: none
+      optional: true
+      connect_type: int32
+    - name: f_mediumint_unsigned
+      raw_type: int
+      type: int
+      decoder: none
+      optional: true
+      connect_type: int32
+    - name: f_int
+      raw_type: int
+      type: int
+      decoder: none
+      optional: true
+      connect_type: int32
+    - name: f_int_unsigned
+      raw_type: bigint
+      type: bigint
+      decoder: none
+      optional: true
+      connect_type: int64
+    - name: f_integer
+      raw_type: int
+      type: int
+      decoder: none
+      optional: true
+      connect_type: int32
+    - name: f_integer_unsigned
+      raw_type: bigint
+      type: bigint
+      decoder: none
+      optional: true
+      connect_type: int64
+    - name: f_bigint
+      raw_type: bigint
+      type: bigint
+      decoder: none
+      optional: true
+      connect_type: int64
+    - name: f_bigint_unsigned
+      raw_type: string
+      type: decimal(38,0)
+      decoder: decimal
+      optional: true
+      connect_type: bytes (org.apache.kafka.connect.data.Decimal)
+      scale: 0
+    - name: f_numeric
+      raw_type: string
+      type: decimal(10,0)
+      decoder: decimal
+      optional: true
+      connect_type: bytes (org.apache.kafka.connect.data.Decimal)
+      scale: 0
+    - name: f_decimal
+      raw_type: string
+      type: decimal(10,0)
+      decoder: decimal
+      optional: true
+      connect_type: bytes (org.apache.kafka.connect.data.Decimal)
+      scale: 0
+    - name: f_float
+      raw_type: double
+      type: double
+      decoder: none
+      optional: true
+      connect_type: double
+    - name: f_double
+      raw_type: double
+      type: double
+      decoder: none
+      optional: true
+      connect_type: double
+    - name: f_double_precision
+      raw_type: double
+      type: double
+      decoder: none
+      optional: true
+      connect_type: double
+    - name: f_longtext
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: f_mediumtext
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: f_text
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: f_tinytext
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: f_varchar
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: f_date
+      raw_type: int
+      type: date
+      decoder: date
+      optional: true
+      connect_type: int32 (io.debezium.time.Date)
+    - name: f_datetime
+      raw_type: bigint
+      type: timestamp
+      decoder: timestamp_millis
+      optional: true
+      connect_type: int64 (io.debezium.time.Timestamp)
+    - name: f_timestamp
+      raw_type: string
+      type: timestamp
+      decoder: zoned_timestamp
+      optional: true
+      connect_type: string (io.debezium.time.ZonedTimestamp)
+    - name: f_bit1
+      raw_type: boolean
+      type: boolean
+      decoder: none
+      optional: true
+      connect_type: boolean
+    - name: f_bit64
+      raw_type: string
+      type: binary
+      decoder: base64
+      optional: true
+      connect_type: bytes (io.debezium.data.Bits)
+    - name: f_char
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: f_enum
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string (io.debezium.data.Enum)
+    - name: f_mediumblob
+      raw_type: string
+      type: binary
+      decoder: base64
+      optional: true
+      connect_type: bytes
+    - name: f_long_varchar
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: f_real
+      raw_type: double
+      type: double
+      decoder: none
+      optional: true
+      connect_type: double
+    - name: f_time
+      raw_type: bigint
+      type: string
+      decoder: time_micros
+      optional: true
+      connect_type: int64 (io.debezium.time.MicroTime)
+    - name: f_tinyint
+      raw_type: smallint
+      type: smallint
+      decoder: none
+      optional: true
+      connect_type: int16
+    - name: f_tinyint_unsigned
+      raw_type: smallint
+      type: smallint
+      decoder: none
+      optional: true
+      connect_type: int16
+    - name: f_json
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string (io.debezium.data.Json)
+    - name: f_year
+      raw_type: int
+      type: int
+      decoder: none
+      optional: true
+      connect_type: int32 (io.debezium.time.Year)
+    value_schema: '{"fields":[{"field":"before","fields":[{"field":"id","optional":false,"type":"int32"},{"field":"f_binary","optional":true,"type":"bytes"},{"field":"f_blob","optional":true,"type":"bytes"},{"field":"f_long_varbinary","optional":true,"type":"bytes"},{"field":"f_longblob","optional":true,"type":"bytes"},{"field":"f_tinyblob","optional":true,"type":"bytes"},{"field":"f_varbinary","optional":true,"type":"bytes"},{"field":"f_smallint","optional":true,"type":"int16"},{"field":"f_smallint_unsigned","optional":true,"type":"int32"},{"field":"f_mediumint","optional":true,"type":"int32"},{"field":"f_mediumint_unsigned","optional":true,"type":"int32"},{"field":"f_int","optional":true,"type":"int32"},{"field":"f_int_unsigned","optional":true,"type":"int64"},{"field":"f_integer","optional":true,"type":"int32"},{"field":"f_integer_unsigned","optional":true,"type":"int64"},{"field":"f_bigint","optional":true,"type":"int64"},{"field":"f_bigint_unsigned","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"scale":"0"},"type":"bytes","version":1},{"field":"f_numeric","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"10","scale":"0"},"type":"bytes","version":1},{"field":"f_decimal","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"10","scale":"0"},"type":"bytes","version":1},{"field":"f_float","optional":true,"type":"double"},{"field":"f_double","optional":true,"type":"double"},{"field":"f_double_precision","optional":true,"type":"double"},{"field":"f_longtext","optional":true,"type":"string"},{"field":"f_mediumtext","optional":true,"type":"string"},{"field":"f_text","optional":true,"type":"string"},{"field":"f_tinytext","optional":true,"type":"string"},{"field":"f_varchar","optional":true,"type":"string"},{"field":"f_date","name":"io.debezium.time.Date","optional":true,"type":"int32","version":1},{"field":"f_datetime","name":"io.debezium.time.Timestamp","optional":true,"type":"int64","version":1},{"field":"f_timestamp","name":"io.debezium.time.ZonedTimestamp","optional":true,"type":"string","version":1},{"field":"f_bit1","optional":true,"type":"boolean"},{"field":"f_bit64","name":"io.debezium.data.Bits","optional":true,"parameters":{"length":"64"},"type":"bytes","version":1},{"field":"f_char","optional":true,"type":"string"},{"field":"f_enum","name":"io.debezium.data.Enum","optional":true,"parameters":{"allowed":"enum1,enum2,enum3"},"type":"string","version":1},{"field":"f_mediumblob","optional":true,"type":"bytes"},{"field":"f_long_varchar","optional":true,"type":"string"},{"field":"f_real","optional":true,"type":"double"},{"field":"f_time","name":"io.debezium.time.MicroTime","optional":true,"type":"int64","version":1},{"field":"f_tinyint","optional":true,"type":"int16"},{"field":"f_tinyint_unsigned","optional":true,"type":"int16"},{"field":"f_json","name":"io.debezium.data.Json","optional":true,"type":"string","version":1},{"field":"f_year","name":"io.debezium.time.Year","optional":true,"type":"int32","version":1}],"name":"mysql_cdc_1.mysql_cdc.mysql_cdc_e2e_source_table.Value","optional":true,"type":"struct"},{"field":"after","fields":[{"field":"id","optional":false,"type":"int32"},{"field":"f_binary","optional":true,"type":"bytes"},{"field":"f_blob","optional":true,"type":"bytes"},{"field":"f_long_varbinary","optional":true,"type":"bytes"},{"field":"f_longblob","optional":true,"type":"bytes"},{"field":"f_tinyblob","optional":true,"type":"bytes"},{"field":"f_varbinary","optional":true,"type":"bytes"},{"field":"f_smallint","optional":true,"type":"int16"},{"field":"f_smallint_unsigned","optional":true,"type":"int32"},{"field":"f_mediumint","optional":true,"type":"int32"},{"field":"f_mediumint_unsigned","optional":true,"type":"int32"},{"field":"f_int","optional":true,"type":"int32"},{"field":"f_int_unsigned","optional":true,"type":"int64"},{"field":"f_integer","optional":true,"type":"int32"},{"field":"f_integer_unsigned","optional":true,"type":"int64"},{"field":"f_bigint","optional":true,"type":"int64"},{"field":"f_bigint_unsigned","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"scale":"0"},"type":"bytes","version":1},{"field":"f_numeric","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"10","scale":"0"},"type":"bytes","version":1},{"field":"f_decimal","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"10","scale":"0"},"type":"bytes","version":1},{"field":"f_float","optional":true,"type":"double"},{"field":"f_double","optional":true,"type":"double"},{"field":"f_double_precision","optional":true,"type":"double"},{"field":"f_longtext","optional":true,"type":"string"},{"field":"f_mediumtext","optional":true,"type":"string"},{"field":"f_text","optional":true,"type":"string"},{"field":"f_tinytext","optional":true,"type":"string"},{"field":"f_varchar","optional":true,"type":"string"},{"field":"f_date","name":"io.debezium.time.Date","optional":true,"type":"int32","version":1},{"field":"f_datetime","name":"io.debezium.time.Timestamp","optional":true,"type":"int64","version":1},{"field":"f_timestamp","name":"io.debezium.time.ZonedTimestamp","optional":true,"type":"string","version":1},{"field":"f_bit1","optional":true,"type":"boolean"},{"field":"f_bit64","name":"io.debezium.data.Bits","optional":true,"parameters":{"length":"64"},"type":"bytes","version":1},{"field":"f_char","optional":true,"type":"string"},{"field":"f_enum","name":"io.debezium.data.Enum","optional":true,"parameters":{"allowed":"enum1,enum2,enum3"},"type":"string","version":1},{"field":"f_mediumblob","optional":true,"type":"bytes"},{"field":"f_long_varchar","optional":true,"type":"string"},{"field":"f_real","optional":true,"type":"double"},{"field":"f_time","name":"io.debezium.time.MicroTime","optional":true,"type":"int64","version":1},{"field":"f_tinyint","optional":true,"type":"int16"},{"field":"f_tinyint_unsigned","optional":true,"type":"int16"},{"field":"f_json","name":"io.debezium.data.Json","optional":true,"type":"string","version":1},{"field":"f_year","name":"io.debezium.time.Year","optional":true,"type":"int32","version":1}],"name":"mysql_cdc_1.mysql_cdc.mysql_cdc_e2e_source_table.Value","optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":false,"type":"string"},{"field":"connector","optional":false,"type":"string"},{"field":"name","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"snapshot","name":"io.debezium.data.Enum","optional":true,"parameters":{"allowed":"true,last,false"},"type":"string","version":1},{"field":"db","optional":false,"type":"string"},{"field":"sequence","optional":true,"type":"string"},{"field":"table","optional":true,"type":"string"},{"field":"server_id","optional":false,"type":"int64"},{"field":"gtid","optional":true,"type":"string"},{"field":"file","optional":false,"type":"string"},{"field":"pos","optional":false,"type":"int64"},{"field":"row","optional":false,"type":"int32"},{"field":"thread","optional":true,"type":"int64"},{"field":"query","optional":true,"type":"string"}],"name":"io.debezium.connector.mysql.Source","optional":false,"type":"struct"},{"field":"op","optional":false,"type":"string"},{"field":"ts_ms","optional":true,"type":"int64"},{"field":"transaction","fields":[{"field":"id","optional":false,"type":"string"},{"field":"total_order","optional":false,"type":"int64"},{"field":"data_collection_order","optional":false,"type":"int64"}],"optional":true,"type":"struct"}],"name":"mysql_cdc_1.mysql_cdc.mysql_cdc_e2e_source_table.Envelope","optional":false,"type":"struct"}'
+    key_schema: null
   noschema.inventory.customers:
     connector: mysql
     envelope: debezium

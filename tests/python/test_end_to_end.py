@@ -102,7 +102,13 @@ RW_TRANSACTIONS = "cdc_current.debezium__rw_cdc_1001_transaction"
 STG_TABLEA = "cdc_staging.stg_sqlserver__server1_testdb_dbo_tablea"
 SCHEMA_HISTORY = "cdc_current.sqlserver__server1_schema_changes"
 RW_SCHEMA_HISTORY = "cdc_current.mysql__rw_cdc_0_schema_changes"
+SEATUNNEL = "cdc_current.mysql__seatunnel_all_types"
+QUARANTINE_SEATUNNEL = "cdc_staging.stg_mysql__seatunnel_all_types__quarantine"
+RAW_SEATUNNEL = "cdc_landing.mysql_cdc_1_mysql_cdc_mysql_cdc_e2e_source_table"
 CONNECTOR_TABLES = [
+    SEATUNNEL,
+    QUARANTINE_SEATUNNEL,
+    RAW_SEATUNNEL,
     TRANSACTIONS,
     RW_TRANSACTIONS,
     STG_TABLEA,
@@ -573,3 +579,18 @@ def test_schema_history(runs: dict[str, Any]) -> None:
         ("v2", 12),
     ]
     assert mysql["_cdc_position"] == [65, 234, 0, 0]  # binlog.000065, pos 234, row 0
+
+
+def test_decimal_written_as_a_number_is_quarantined_not_misread(runs: dict[str, Any]) -> None:
+    """SeaTunnel's MySQL all-types events declare Decimal (base64 bytes) but
+    write plain numbers: each record is quarantined with the column named,
+    instead of decoding garbage or failing the whole model."""
+    result = runs["second"]
+    quarantined = result[QUARANTINE_SEATUNNEL]["rows"]
+    assert len(result[RAW_SEATUNNEL]["rows"]) == len(quarantined) == 3
+    assert {r["_quarantine_reason"] for r in quarantined} == {"type_mismatch"}
+    assert {r["_quarantine_detail"] for r in quarantined} == {
+        "column f_bigint_unsigned is bytes (org.apache.kafka.connect.data.Decimal) but holds"
+        " 987654321, not the base64 text the JsonConverter writes"
+    }
+    assert result[SEATUNNEL]["rows"] == []

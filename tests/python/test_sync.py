@@ -202,6 +202,7 @@ CONNECTORS = {
     "server1": "sqlserver",
     "server1.transaction": "debezium",
     "RW_CDC_0": "mysql",
+    "mysql_cdc_1.mysql_cdc.mysql_cdc_e2e_source_table": "mysql",
     "RW_CDC_1001.transaction": "debezium",
     "dbserver1.inventory.customers": "mysql",
     "noschema.inventory.customers": "mysql",

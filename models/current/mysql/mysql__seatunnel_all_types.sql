@@ -1,0 +1,16 @@
+{#- Current state of Kafka topic `mysql_cdc_1.mysql_cdc.mysql_cdc_e2e_source_table`, -#}
+{#- one row per id. -#}
+{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
+{{ config(unique_key=['id']) }}
+
+with
+
+changes as (
+    select * from {{ ref('stg_mysql__seatunnel_all_types') }}
+),
+
+final as (
+    {{ cdc_current_state('changes', ['id']) }}
+)
+
+select * from final
