@@ -69,8 +69,8 @@ def _topic_config(topic_dir: Path) -> dict[str, Any]:
     return loaded
 
 
-def _configured_key(topic_dir: Path) -> tuple[str, ...]:
-    key = _topic_config(topic_dir).get("primary_key") or ()
+def _configured_key(config: dict[str, Any]) -> tuple[str, ...]:
+    key = config.get("primary_key") or ()
     return (key,) if isinstance(key, str) else tuple(str(k) for k in key)
 
 
@@ -84,11 +84,10 @@ NO_SCHEMA_HELP = (
 
 
 def _given_schema(
-    topic_dir: Path, specs: dict[str, TopicSpec]
+    topic_dir: Path, config: dict[str, Any], specs: dict[str, TopicSpec]
 ) -> tuple[ConnectSchema | None, ConnectSchema | None, str | None]:
     """A schema given for a topic whose events carry none: (value schema,
     key schema, connector), or Nones. Raises SpecError naming what is wrong."""
-    config = _topic_config(topic_dir)
     source = config.get("schema_from")
     if source:
         known = specs.get(str(source))
@@ -194,10 +193,13 @@ def spec_for_topic(
     collected: TopicSchemas,
     primary_key: tuple[str, ...] = (),
     specs: dict[str, TopicSpec] | None = None,
+    config: dict[str, Any] | None = None,
 ) -> tuple[TopicSpec | None, str | None]:
     """The spec of what was collected of one topic, or ``(None, reason)``.
     A topic without schema blocks uses the schema its folder gives (see
-    NO_SCHEMA_HELP), resolved against ``specs``."""
+    NO_SCHEMA_HELP), resolved against ``specs``. ``config`` is the topic
+    folder's topic.yml (read here when not given)."""
+    config = _topic_config(topic_dir) if config is None else config
     if collected.kind != CHANGES:
         spec = TopicSpec(
             topic=topic_dir.name,
@@ -212,7 +214,7 @@ def spec_for_topic(
     value_schema, key_schema, connector = collected.value_schema, collected.key_schema, None
     if value_schema is None:
         try:
-            value_schema, key_schema, connector = _given_schema(topic_dir, specs or {})
+            value_schema, key_schema, connector = _given_schema(topic_dir, config, specs or {})
         except SpecError as error:
             return None, str(error)
     if value_schema is None:
@@ -225,7 +227,7 @@ def spec_for_topic(
         topic=topic_dir.name,
         connector=connector,
         source_table=collected.source_table,
-        primary_key=_primary_key(collected, primary_key or _configured_key(topic_dir)),
+        primary_key=_primary_key(collected, primary_key or _configured_key(config)),
         value_schema=value_schema,
         key_schema=key_schema,
     )
@@ -252,7 +254,8 @@ def sync(
     state = ScanState.load(state_path, old_text)
     dirs = topic_dirs(landing)
     # topics that borrow another topic's schema go after the others
-    dirs.sort(key=lambda d: bool(_topic_config(d).get("schema_from")))
+    configs = {d.name: _topic_config(d) for d in dirs}
+    dirs.sort(key=lambda d: bool(configs[d.name].get("schema_from")))
     for topic_dir in dirs:
         started = time.monotonic()
         collected, new, scanned = collect_topic(topic_dir, state)
@@ -268,7 +271,11 @@ def sync(
             )
         known = specs.get(topic_dir.name)
         spec, reason = spec_for_topic(
-            topic_dir, collected, (primary_keys or {}).get(topic_dir.name, ()), specs
+            topic_dir,
+            collected,
+            (primary_keys or {}).get(topic_dir.name, ()),
+            specs,
+            configs[topic_dir.name],
         )
         if spec is None and known is not None:
             spec = known  # nothing new that changes it (e.g. known schemas only)
@@ -301,9 +308,9 @@ def sync(
     if state_path is not None:
         state.save(state_path, new_text)
     entities = {
-        d.name: str(_topic_config(d)["model_name"])
-        for d in dirs
-        if _topic_config(d).get("model_name")
+        name: str(config["model_name"])
+        for name, config in configs.items()
+        if config.get("model_name")
     }
     specs_in_order = [result.specs[topic] for topic in sorted(result.specs)]
     result.scaffolded = scaffold_all(project, specs_in_order, entities)

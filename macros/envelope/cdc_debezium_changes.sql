@@ -33,15 +33,7 @@
         {%- for name in cdc_extra_fields(spec) %}
         events.{{ cdc_extra_column_name(name) }},
         {%- endfor %}
-        -- kafka and landing metadata
-        events._kafka_topic,
-        events._kafka_partition,
-        events._kafka_offset,
-        events._kafka_published_at,
-        events._kafka_key,
-        events._landing_batch,
-        events._landed_at,
-        events._staged_at
+        {{ _cdc_kafka_columns('events') | indent(4) }}
     from {{ relation }} as events
     where events._quarantine_reason is null
 {%- endmacro %}

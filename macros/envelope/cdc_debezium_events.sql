@@ -61,31 +61,12 @@
         {%- for name in cdc_extra_fields(spec) %}
         {{ _cdc_extra_expr(name, 'events._event') }} as {{ cdc_extra_column_name(name) }},
         {%- endfor %}
-        -- kafka and landing metadata
-        events.kafka_topic as _kafka_topic,
-        events.kafka_partition as _kafka_partition,
-        events.kafka_offset as _kafka_offset,
-        timestamp_millis(events.kafka_timestamp_ms) as _kafka_published_at,
-        events.kafka_key as _kafka_key,
-        events.landing_batch as _landing_batch,
-        timestamp_micros(events.landing_batch) as _landed_at,
-        {{ cdc_staged_at() }} as _staged_at,
-        -- quarantine verdict (null for a change event)
-        events._quarantine_reason,
-        events._quarantine_detail,
-        if(events._quarantine_reason is null, null, events.kafka_value) as _kafka_value,
-        events.landing_file as _landing_file,
-        events.landing_line as _landing_line
+        {{ _cdc_landing_columns('events') | indent(4) }}
     from (
         select
             rowed.*,
             case
-                when rowed.landing_error is not null then 'unreadable_landing_record'
-                when rowed.kafka_value is null then 'tombstone'
-                when rowed._message._unparsed is not null
-                    and json_object_keys(rowed.kafka_value) is null
-                    then 'malformed_json'
-                when rowed._message._unparsed is not null then 'type_mismatch'
+                {{ _cdc_record_reasons('rowed') | indent(12) }}
                 {%- for column in _cdc_base64_columns(spec) %}
                 when not {{ _cdc_is_base64('rowed._row.`' ~ column.name ~ '`') }}
                     then 'type_mismatch'
@@ -146,11 +127,8 @@
                     from (
                         select
                             landed.*,
-                            from_json(
-                                landed.kafka_value,
-                                '{{ _cdc_wrapper_type(spec.value_type, true) }}',
-                                map('columnNameOfCorruptRecord', '_unparsed')
-                            ) as _message
+                            {{ _cdc_parse_value('landed.kafka_value', spec.value_type)
+                                | indent(24) }} as _message
                             {%- if spec.key_type %},
                             from_json(
                                 landed.kafka_key, '{{ _cdc_wrapper_type(spec.key_type, false) }}'

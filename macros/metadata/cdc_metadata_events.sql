@@ -42,29 +42,12 @@
             as {{ cdc_source_column_name(name) }},
         {%- endfor %}
         {%- endif %}
-        events.kafka_topic as _kafka_topic,
-        events.kafka_partition as _kafka_partition,
-        events.kafka_offset as _kafka_offset,
-        timestamp_millis(events.kafka_timestamp_ms) as _kafka_published_at,
-        events.kafka_key as _kafka_key,
-        events.landing_batch as _landing_batch,
-        timestamp_micros(events.landing_batch) as _landed_at,
-        {{ cdc_staged_at() }} as _staged_at,
-        events._quarantine_reason,
-        events._quarantine_detail,
-        if(events._quarantine_reason is null, null, events.kafka_value) as _kafka_value,
-        events.landing_file as _landing_file,
-        events.landing_line as _landing_line
+        {{ _cdc_landing_columns('events') | indent(4) }}
     from (
         select
             parsed.*,
             case
-                when parsed.landing_error is not null then 'unreadable_landing_record'
-                when parsed.kafka_value is null then 'tombstone'
-                when parsed._message._unparsed is not null
-                    and json_object_keys(parsed.kafka_value) is null
-                    then 'malformed_json'
-                when parsed._message._unparsed is not null then 'type_mismatch'
+                {{ _cdc_record_reasons('parsed') | indent(12) }}
                 when parsed._event is null then 'null_payload'
                 {%- if transactions %}
                 when parsed._event.id is null
@@ -91,11 +74,8 @@
             from (
                 select
                     raw.*,
-                    from_json(
-                        raw.kafka_value,
-                        '{{ _cdc_wrapper_type(spec.value_type, true) }}',
-                        map('columnNameOfCorruptRecord', '_unparsed')
-                    ) as message
+                    {{ _cdc_parse_value('raw.kafka_value', spec.value_type) | indent(16) }}
+                        as message
                 from {{ relation }} as raw
                 where {{ cdc_new_batches_filter('raw.landing_batch') }}
             ) as landed
@@ -164,14 +144,7 @@
         events.{{ cdc_source_column_name(name) }},
         {%- endfor %}
         {%- endif %}
-        events._kafka_topic,
-        events._kafka_partition,
-        events._kafka_offset,
-        events._kafka_published_at,
-        events._kafka_key,
-        events._landing_batch,
-        events._landed_at,
-        events._staged_at
+        {{ _cdc_kafka_columns('events') | indent(4) }}
     from {{ relation }} as events
     where events._quarantine_reason is null
 {%- endmacro %}

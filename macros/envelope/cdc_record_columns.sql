@@ -1,0 +1,66 @@
+{#-
+    Pieces every base model shares, whatever the topic holds (change
+    events, transaction boundaries, schema changes): how a landed value is
+    parsed, the verdicts any record can get before its content is looked
+    at, and the Kafka / landing / verdict columns of the base and staging
+    models.
+-#}
+
+{#- from_json of a landed value, with or without the JsonConverter wrapper
+    (see _cdc_wrapper_type); a value that is not JSON of that shape keeps
+    its text in `_unparsed`. -#}
+{% macro _cdc_parse_value(value, value_type) -%}
+    from_json(
+        {{ value }},
+        '{{ _cdc_wrapper_type(value_type, true) }}',
+        map('columnNameOfCorruptRecord', '_unparsed')
+    )
+{%- endmacro %}
+
+{#- The `when ... then '<reason>'` branches of `_quarantine_reason` that
+    hold for any record: an unreadable landing line, a tombstone, a value
+    that is not JSON, or JSON whose types contradict the schema.
+    `record.` prefixes the landed columns and the parsed `_message`. -#}
+{% macro _cdc_record_reasons(record) -%}
+    when {{ record }}.landing_error is not null then 'unreadable_landing_record'
+    when {{ record }}.kafka_value is null then 'tombstone'
+    when {{ record }}._message._unparsed is not null
+        and json_object_keys({{ record }}.kafka_value) is null
+        then 'malformed_json'
+    when {{ record }}._message._unparsed is not null then 'type_mismatch'
+{%- endmacro %}
+
+{#- The Kafka and landing coordinates and the quarantine verdict of a base
+    model, from the raw landing columns of `record` (with its computed
+    `_quarantine_reason` and `_quarantine_detail`). -#}
+{% macro _cdc_landing_columns(record) -%}
+    -- kafka and landing metadata
+    {{ record }}.kafka_topic as _kafka_topic,
+    {{ record }}.kafka_partition as _kafka_partition,
+    {{ record }}.kafka_offset as _kafka_offset,
+    timestamp_millis({{ record }}.kafka_timestamp_ms) as _kafka_published_at,
+    {{ record }}.kafka_key as _kafka_key,
+    {{ record }}.landing_batch as _landing_batch,
+    timestamp_micros({{ record }}.landing_batch) as _landed_at,
+    {{ cdc_staged_at() }} as _staged_at,
+    -- quarantine verdict (null for an accepted record)
+    {{ record }}._quarantine_reason,
+    {{ record }}._quarantine_detail,
+    if({{ record }}._quarantine_reason is null, null, {{ record }}.kafka_value) as _kafka_value,
+    {{ record }}.landing_file as _landing_file,
+    {{ record }}.landing_line as _landing_line
+{%- endmacro %}
+
+{#- The Kafka and landing columns a staging model passes on from its base
+    model `events`. -#}
+{% macro _cdc_kafka_columns(events) -%}
+    -- kafka and landing metadata
+    {{ events }}._kafka_topic,
+    {{ events }}._kafka_partition,
+    {{ events }}._kafka_offset,
+    {{ events }}._kafka_published_at,
+    {{ events }}._kafka_key,
+    {{ events }}._landing_batch,
+    {{ events }}._landed_at,
+    {{ events }}._staged_at
+{%- endmacro %}
