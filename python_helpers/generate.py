@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from python_helpers import mongodb
 from python_helpers.connect_schema import (
     ConnectField,
     ConnectSchema,
@@ -24,6 +25,7 @@ from python_helpers.connect_schema import (
     parse_schema,
     to_block,
 )
+from python_helpers.extended_json import DocType, merge
 from python_helpers.metadata_topics import CHANGES, SOURCE_TYPES
 from python_helpers.spark_types import decode_column, raw_type
 
@@ -36,7 +38,7 @@ ROW_IMAGE_FIELDS = ("before", "after", "data")
 # whether e.g. event_serial_no or total_order is a JSON number or a string.
 STRICT_FIELDS = (*ROW_IMAGE_FIELDS, "unique")
 # The envelope layouts sync understands (see envelope_kind).
-ENVELOPES = ("debezium", "cdl_json", "cdl_debezium")
+ENVELOPES = ("debezium", "cdl_json", "cdl_debezium", "mongodb")
 # CDL JSON 1.0 read as the Debezium envelope: its source block.
 CDL_JSON_SOURCE = {
     "connector": "string",
@@ -80,18 +82,24 @@ class TopicSpec:
     value_schema: ConnectSchema
     key_schema: ConnectSchema | None
     kind: str = CHANGES
+    # MongoDB topics: the merged type of every document seen
+    document: DocType | None = None
 
     def merged_with(self, other: TopicSpec) -> TopicSpec:
         """Combine with the spec stored by an earlier sync of the same topic."""
         key = self.key_schema
         if key is not None and other.key_schema is not None:
             key = merge_schemas(other.key_schema, key)
+        document = self.document
+        if document is not None and other.document is not None:
+            document = merge(other.document, document)
         return replace(
             self,
             value_schema=merge_schemas(other.value_schema, self.value_schema),
             key_schema=key or other.key_schema,
             primary_key=self.primary_key or other.primary_key,
             source_table=self.source_table or other.source_table,
+            document=document or other.document,
         )
 
 
@@ -170,6 +178,8 @@ def render_spec(spec: TopicSpec) -> dict[str, Any]:
     """The YAML-ready dict one topic contributes to the generated macro."""
     if spec.kind != CHANGES:
         return _render_metadata_spec(spec)
+    if spec.connector == mongodb.MONGODB:
+        return _render_mongodb_spec(spec)
     envelope = envelope_for_parsing(spec.value_schema)
     kind = envelope_kind(spec.value_schema)
     source_types = _source_types(spec.value_schema, kind)
@@ -216,6 +226,33 @@ def _render_metadata_spec(spec: TopicSpec) -> dict[str, Any]:
     }
 
 
+def _render_mongodb_spec(spec: TopicSpec) -> dict[str, Any]:
+    """A MongoDB topic: the built-in envelope, the staged change columns,
+    and the documents' inferred type (typed columns, tagged parse type)."""
+    source = spec.value_schema.field_named("source")
+    fields = [f.name for f in source.schema.fields] if source else []
+    document = spec.document or DocType("doc")
+    return {
+        "connector": spec.connector,
+        "envelope": "mongodb",
+        "source_table": spec.source_table,
+        "primary_key": [mongodb.KEY_FIELD],
+        "value_type": raw_type(spec.value_schema),
+        "key_type": "struct<`id`: string>",
+        "key_fields": ["id"],
+        "parse_fields": [f.name for f in spec.value_schema.fields],
+        "envelope_fields": [f.name for f in spec.value_schema.fields],
+        "source_fields": fields,
+        "source_types": mongodb.source_types(fields),
+        "columns": [{"name": name} for name in mongodb.STAGING_COLUMNS],
+        "document_columns": mongodb.document_columns(document),
+        "document_parse_type": mongodb.tagged_parse_type(document),
+        "document": _compact(document.to_json()),
+        "value_schema": _compact(to_block(spec.value_schema)),
+        "key_schema": None,
+    }
+
+
 def _compact(block: dict[str, Any]) -> str:
     return json.dumps(block, separators=(",", ":"), sort_keys=True)
 
@@ -245,6 +282,7 @@ def read_macro(text: str) -> dict[str, TopicSpec]:
     specs = {}
     for topic, item in (loaded.get("topics") or {}).items():
         key_text = item.get("key_schema")
+        document = item.get("document")
         specs[topic] = TopicSpec(
             topic=topic,
             connector=item["connector"],
@@ -253,5 +291,6 @@ def read_macro(text: str) -> dict[str, TopicSpec]:
             value_schema=parse_schema(json.loads(item["value_schema"])),
             key_schema=parse_schema(json.loads(key_text)) if key_text else None,
             kind=item.get("kind", CHANGES),
+            document=DocType.from_json(json.loads(document)) if document else None,
         )
     return specs

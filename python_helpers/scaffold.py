@@ -22,6 +22,8 @@ from typing import Any
 
 import yaml
 
+from python_helpers import mongodb
+from python_helpers.extended_json import DocType
 from python_helpers.generate import TopicSpec, envelope_kind, row_schema
 from python_helpers.metadata_topics import CHANGES, SCHEMA_CHANGES, TRANSACTIONS
 from python_helpers.naming import connector_folder, entity_name, raw_table_name
@@ -43,7 +45,7 @@ landed as (
 ),
 
 final as (
-    {{{{ cdc_debezium_events('landed', '{topic}') }}}}
+    {{{{ {events_macro}('landed', '{topic}') }}}}
 )
 
 select * from final
@@ -99,6 +101,30 @@ changes as (
 
 final as (
     {{{{ cdc_current_state('changes', {unique_key}) }}}}
+)
+
+select * from final
+"""
+
+
+MONGODB_CURRENT_SQL = """\
+{{#- Current state of MongoDB topic -#}}
+{{#- `{topic}`: -#}}
+{{#- one row per live document, its change events replayed in source order -#}}
+{{#- (patches applied to the previous document) on top of the stored state. -#}}
+{{#- Reads the base model: updates the replay cannot apply are quarantined -#}}
+{{#- there, and flagged on their document here. -#}}
+{{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
+{{{{ config(unique_key=['_id']) }}}}
+
+with
+
+events as (
+    select * from {{{{ ref('{base}') }}}}
+),
+
+final as (
+    {{{{ cdc_mongodb_current_state('events', '{topic}') }}}}
 )
 
 select * from final
@@ -452,7 +478,10 @@ def scaffold(project: Path, spec: TopicSpec, entity: str | None = None) -> list[
         "staging": names.staging,
         "entity": names.entity,
         "base": names.base,
+        "events_macro": "cdc_debezium_events",
     }
+    if spec.connector == mongodb.MONGODB:
+        return _scaffold_mongodb(project, spec, names, fields)
     sql_files = {
         project / MODELS_DIR / "staging" / "base" / names.folder / f"{names.base}.sql": BASE_SQL,
         staging_dir / f"{names.staging}.sql": STAGING_SQL,
@@ -503,6 +532,120 @@ def scaffold(project: Path, spec: TopicSpec, entity: str | None = None) -> list[
         _write_properties(current_yml, [entry])
         touched += [current_sql, current_yml]
     return touched
+
+
+def _document_columns(spec: TopicSpec) -> list[dict[str, Any]]:
+    columns = []
+    for column in mongodb.document_columns(spec.document or DocType("doc")):
+        kind = DocType.from_json(column["doc_type"]).kind
+        columns.append(
+            {
+                "name": column["name"],
+                "description": f"Document field `{column['name']}`: {kind} in the"
+                f" documents seen by sync, `{column['type']}` here (null where a"
+                " document lacks it).",
+            }
+        )
+    return columns
+
+
+MONGODB_CURRENT_COLUMNS = {
+    "_document": "The whole current document, compact extended JSON (fields in"
+    " document order; what the typed columns do not show is here).",
+    "_cdc_replay_issue": "Null when the document is exact. Otherwise why it may"
+    " not be: `missing_base_document` (an update without a full document came"
+    " before any create/read of this `_id`) or `unsupported_patch: ...` (an"
+    " update the replay cannot apply, quarantined). Cleared by the next full"
+    " document.",
+}
+
+
+def _scaffold_mongodb(
+    project: Path, spec: TopicSpec, names: ModelNames, fields: dict[str, str]
+) -> list[Path]:
+    """Models of a MongoDB topic: base, staging and quarantine as for the
+    other connectors, and the replayed current state."""
+    staging_dir = project / MODELS_DIR / "staging" / names.folder
+    current_dir = project / MODELS_DIR / "current" / names.folder
+    fields = fields | {"events_macro": "cdc_mongodb_events"}
+    sql_files = {
+        project / MODELS_DIR / "staging" / "base" / names.folder / f"{names.base}.sql": BASE_SQL,
+        staging_dir / f"{names.staging}.sql": STAGING_SQL,
+        staging_dir / f"{names.quarantine}.sql": QUARANTINE_SQL,
+        current_dir / f"{names.current}.sql": MONGODB_CURRENT_SQL,
+    }
+    for path, template in sql_files.items():
+        _write_sql(path, template.format(**fields))
+    sources_yml = staging_dir / f"_{names.folder}__sources.yml"
+    add_source_table(
+        sources_yml,
+        _source_entry(names.source, spec.connector),
+        {
+            "name": names.table,
+            "description": f"Raw Kafka records of MongoDB topic `{spec.topic}`, one row"
+            " per record, as landed by `python -m python_helpers land`.",
+            "meta": {"cdc_topic": spec.topic},
+            "columns": _metadata_columns(LANDING_COLUMNS),
+        },
+    )
+    change_columns = _described(mongodb.STAGING_COLUMNS)
+    metadata = STAGING_METADATA
+    staging_yml = staging_dir / f"_stg_{names.folder}__{names.entity}.yml"
+    _write_properties(
+        staging_yml,
+        [
+            {
+                "name": names.base,
+                "description": f"Every landed record of MongoDB topic `{spec.topic}`, its"
+                " value parsed once: document id, the change as written (documents,"
+                " patch, update description), CDC and Kafka metadata, and the"
+                " quarantine verdict. Appended batch by batch.",
+                "config": _meta(spec, "base"),
+                "data_tests": [_accounts_test(names, False)],
+                "columns": change_columns + _metadata_columns(metadata + BASE_VERDICT, None),
+            },
+            {
+                "name": names.staging,
+                "description": f"One row per change event of MongoDB topic `{spec.topic}`"
+                " (c, r, u, d): document id, the change as the connector wrote it,"
+                " CDC and Kafka metadata.",
+                "config": _meta(spec, "staging"),
+                "columns": change_columns + _metadata_columns(metadata, ["c", "r", "u", "d"]),
+            },
+            {
+                "name": names.quarantine,
+                "description": f"Landed records of topic `{spec.topic}` that did not"
+                " become change events, each with the reason.",
+                "config": _meta(spec, "quarantine"),
+                "columns": _metadata_columns(QUARANTINE_COLUMNS),
+            },
+        ],
+    )
+    id_column: dict[str, Any] = {
+        "name": mongodb.KEY_FIELD,
+        "description": mongodb.STAGING_COLUMNS[mongodb.KEY_FIELD],
+        "data_tests": ["not_null", "unique"],
+    }
+    current_yml = current_dir / f"_{names.folder}__{names.entity}.yml"
+    _write_properties(
+        current_yml,
+        [
+            {
+                "name": names.current,
+                "description": f"Current state of MongoDB topic `{spec.topic}`: one row"
+                " per live document, its change events replayed in source order"
+                " (ts_ms, ord, Kafka offset) on top of the stored state: full"
+                " documents replace, 1.x patches and 2.x update descriptions are"
+                " applied to the previous document, deletes remove it.",
+                "config": _meta(spec, "current"),
+                "columns": [id_column]
+                + _document_columns(spec)
+                + _described(MONGODB_CURRENT_COLUMNS)
+                + _metadata_columns(metadata, CURRENT_OPS),
+            }
+        ],
+    )
+    return [*sql_files, sources_yml, staging_yml, current_yml]
 
 
 TRANSACTION_COLUMNS = {

@@ -35,6 +35,7 @@ from python_helpers.landing import (
     topic_files,
 )
 from python_helpers.metadata_topics import CHANGES, METADATA_CONNECTOR, metadata_schema
+from python_helpers.mongodb import KEY_FIELD, MONGODB, envelope_schema
 from python_helpers.project_check import check_project
 from python_helpers.scaffold import scaffold_all
 from python_helpers.topic_schema import TopicSchemas, scan_file
@@ -211,6 +212,17 @@ def spec_for_topic(
             kind=collected.kind,
         )
         return spec, None
+    if collected.connector == MONGODB:
+        spec = TopicSpec(
+            topic=topic_dir.name,
+            connector=MONGODB,
+            source_table=collected.source_table,
+            primary_key=(KEY_FIELD,),
+            value_schema=envelope_schema(collected.source_fields),
+            key_schema=None,
+            document=collected.document,
+        )
+        return spec, None
     value_schema, key_schema, connector = collected.value_schema, collected.key_schema, None
     if value_schema is None:
         try:
@@ -285,7 +297,7 @@ def sync(
             result.skipped[topic_dir.name] = reason or "unknown"
             continue
         try:
-            if spec.kind == CHANGES:
+            if spec.kind == CHANGES and spec.connector != MONGODB:
                 row_schema(spec.value_schema)
         except SpecError as error:
             result.skipped[spec.topic] = str(error)

@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from python_helpers.connect_schema import ConnectSchema, merge_schemas, parse_schema
+from python_helpers.extended_json import DocType
 from python_helpers.metadata_topics import CHANGES, METADATA_CONNECTOR, TRANSACTIONS, kind_of
+from python_helpers.mongodb import MONGODB, is_mongodb, observe
 
 # Huawei MRS CDL (both message versions) names no Debezium connector.
 CDL_CONNECTOR = "cdl"
@@ -52,6 +54,9 @@ class TopicSchemas:
     events: int = 0
     events_with_schema: int = 0
     seen: set[str] = field(default_factory=set)
+    # MongoDB topics: the merged type of the documents seen (every event is
+    # read, since documents are data, not schema blocks)
+    document: DocType | None = None
 
     def _merged(self, current: ConnectSchema | None, block: dict[str, Any]) -> ConnectSchema:
         parsed = parse_schema(block)
@@ -80,6 +85,11 @@ class TopicSchemas:
             source = payload["source"]
             self.connector = self.connector or source.get("connector")
             self.source_table = self.source_table or source_table_name(source)
+            for name in source if is_mongodb(payload) else ():
+                if name not in self.source_fields:
+                    self.source_fields.append(name)
+        if is_mongodb(payload):
+            self.document = observe(self.document, payload)
         elif payload.get("TABLE_NAME"):  # CDL JSON 1.0
             owner = payload.get("SEG_OWNER")
             table = payload["TABLE_NAME"]
@@ -143,6 +153,10 @@ class _Scanner:
         self.result.seen.add(digest)
         return True
 
+    def _documents(self) -> bool:
+        """Whether every value must be read (a MongoDB topic's documents)."""
+        return self.result.connector == MONGODB
+
     def _value(self, value_text: bytes | str | None, key_text: bytes | str | None) -> None:
         value = _loads(value_text) if value_text else None
         if isinstance(value, dict):
@@ -158,8 +172,8 @@ class _Scanner:
         key_cut = _cut(line, key_at, _ESCAPED) if key_at > 0 else None
         if cut is not None:
             self.result.events_with_schema += 1
-        # a value the cut does not fit is parsed whole
-        new_value = at > 0 and (cut is None or self._new("v", cut))
+        # a value the cut does not fit is parsed whole, a MongoDB one always
+        new_value = at > 0 and (cut is None or self._new("v", cut) or self._documents())
         new_key = key_cut is not None and self._new("k", key_cut)
         if not (new_value or new_key):
             return
@@ -179,7 +193,7 @@ class _Scanner:
         cut = _cut(stripped, 0, _PLAIN)
         if cut is not None:
             self.result.events_with_schema += 1
-        if cut is None or self._new("v", cut):
+        if cut is None or self._new("v", cut) or self._documents():
             self._value(stripped, None)
 
 

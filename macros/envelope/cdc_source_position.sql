@@ -12,6 +12,8 @@
     |                      | change_lsn: it sorts before the commit's changes     |
     | mysql                | binlog file number (mysql-bin.000010 -> 10), pos,    |
     |                      | row                                                  |
+    | mongodb              | source.ts_ms (seconds resolution), source.ord (the   |
+    |                      | operation's order within that second)                |
     | any other            | source.ts_ms                                         |
 
     The Kafka offset is the last element, the tie-break among events the
@@ -35,6 +37,9 @@
         {%- do parts.append("regexp_extract(" ~ source ~ ".file, '([0-9]+)$', 1)") -%}
         {%- do parts.append(source ~ '.pos') -%}
         {%- do parts.append(_cdc_present(fields, 'row', source, 'string')) -%}
+    {%- elif spec.connector == 'mongodb' -%}
+        {%- do parts.append(_cdc_present(fields, 'ts_ms', source, 'string')) -%}
+        {%- do parts.append(_cdc_present(fields, 'ord', source, 'string')) -%}
     {%- elif 'lsn' in fields -%}
         {%- do parts.append(source ~ '.lsn') -%}
     {%- elif 'ts_ms' in fields -%}

@@ -508,6 +508,416 @@ topics:
       connect_type: double
     value_schema: '{"fields":[{"field":"before","fields":[{"field":"id","optional":false,"type":"int32"},{"field":"name","optional":false,"type":"string"},{"field":"description","optional":true,"type":"string"},{"field":"weight","optional":true,"type":"double"}],"name":"fullfillment.inventory.products.Value","optional":true,"type":"struct"},{"field":"after","fields":[{"field":"id","optional":false,"type":"int32"},{"field":"name","optional":false,"type":"string"},{"field":"description","optional":true,"type":"string"},{"field":"weight","optional":true,"type":"double"}],"name":"fullfillment.inventory.products.Value","optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":false,"type":"string"},{"field":"connector","optional":false,"type":"string"},{"field":"name","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"snapshot","name":"io.debezium.data.Enum","optional":true,"parameters":{"allowed":"true,last,false"},"type":"string","version":1},{"field":"db","optional":false,"type":"string"},{"field":"schema","optional":false,"type":"string"},{"field":"table","optional":false,"type":"string"},{"field":"txId","optional":true,"type":"int64"},{"field":"lsn","optional":true,"type":"int64"},{"field":"xmin","optional":true,"type":"int64"}],"name":"io.debezium.connector.postgresql.Source","optional":false,"type":"struct"},{"field":"op","optional":false,"type":"string"},{"field":"ts_ms","optional":true,"type":"int64"},{"field":"transaction","fields":[{"field":"id","optional":false,"type":"string"},{"field":"total_order","optional":false,"type":"int64"},{"field":"data_collection_order","optional":false,"type":"int64"}],"optional":true,"type":"struct"}],"name":"fullfillment.inventory.products.Envelope","optional":false,"type":"struct"}'
     key_schema: null
+  fullfillment1.inventory.inventory:
+    connector: mongodb
+    envelope: mongodb
+    source_table: inventory_inventory
+    primary_key:
+    - _id
+    value_type: 'struct<`before`: string, `after`: string, `patch`: string, `filter`: string, `updateDescription`:
+      struct<`removedFields`: array<string>, `updatedFields`: string, `truncatedArrays`: array<struct<`field`:
+      string, `size`: string>>>, `source`: struct<`version`: string, `connector`: string, `name`: string,
+      `ts_ms`: string, `snapshot`: string, `db`: string, `rs`: string, `collection`: string, `ord`: string,
+      `h`: string, `tord`: string>, `op`: string, `ts_ms`: string, `transaction`: struct<`id`: string,
+      `total_order`: string, `data_collection_order`: string>>'
+    key_type: 'struct<`id`: string>'
+    key_fields:
+    - id
+    parse_fields:
+    - before
+    - after
+    - patch
+    - filter
+    - updateDescription
+    - source
+    - op
+    - ts_ms
+    - transaction
+    envelope_fields:
+    - before
+    - after
+    - patch
+    - filter
+    - updateDescription
+    - source
+    - op
+    - ts_ms
+    - transaction
+    source_fields:
+    - version
+    - connector
+    - name
+    - ts_ms
+    - snapshot
+    - db
+    - rs
+    - collection
+    - ord
+    - h
+    - tord
+    source_types:
+      version: string
+      connector: string
+      name: string
+      ts_ms: bigint
+      snapshot: string
+      db: string
+      rs: string
+      collection: string
+      ord: int
+      h: bigint
+      tord: bigint
+    columns:
+    - name: _id
+    - name: after_document
+    - name: before_document
+    - name: patch
+    - name: patch_filter
+    - name: updated_fields
+    - name: removed_fields
+    - name: truncated_arrays
+    document_columns:
+    - name: b
+      type: double
+      doc_type:
+        kind: double
+    - name: first_name
+      type: string
+      doc_type:
+        kind: string
+    - name: last_name
+      type: string
+      doc_type:
+        kind: string
+    - name: email
+      type: string
+      doc_type:
+        kind: string
+    - name: sku
+      type: string
+      doc_type:
+        kind: string
+    - name: qty
+      type: int
+      doc_type:
+        kind: int
+    - name: price
+      type: double
+      doc_type:
+        kind: double
+    - name: dims
+      type: 'struct<`w`: int, `h`: int, `d`: int>'
+      doc_type:
+        kind: doc
+        fields:
+        - - w
+          - kind: int
+        - - h
+          - kind: int
+        - - d
+          - kind: int
+    - name: colors
+      type: array<string>
+      doc_type:
+        kind: array
+        items:
+          kind: string
+    - name: items
+      type: 'array<struct<`qty`: int>>'
+      doc_type:
+        kind: array
+        items:
+          kind: doc
+          fields:
+          - - qty
+            - kind: int
+    document_parse_type: 'struct<`Sb`: string, `S_id`: string, `Sfirst_name`: string, `Slast_name`: string,
+      `Semail`: string, `Ssku`: string, `Sqty`: string, `Sprice`: string, `Sdims`: struct<`Sw`: string,
+      `Sh`: string, `Sd`: string>, `Scolors`: array<string>, `Sitems`: array<struct<`Sqty`: string>>>'
+    document: '{"fields":[["b",{"kind":"double"}],["_id",{"kind":"json"}],["first_name",{"kind":"string"}],["last_name",{"kind":"string"}],["email",{"kind":"string"}],["sku",{"kind":"string"}],["qty",{"kind":"int"}],["price",{"kind":"double"}],["dims",{"fields":[["w",{"kind":"int"}],["h",{"kind":"int"}],["d",{"kind":"int"}]],"kind":"doc"}],["colors",{"items":{"kind":"string"},"kind":"array"}],["items",{"items":{"fields":[["qty",{"kind":"int"}]],"kind":"doc"},"kind":"array"}]],"kind":"doc"}'
+    value_schema: '{"fields":[{"field":"before","optional":true,"type":"string"},{"field":"after","optional":true,"type":"string"},{"field":"patch","optional":true,"type":"string"},{"field":"filter","optional":true,"type":"string"},{"field":"updateDescription","fields":[{"field":"removedFields","items":{"optional":false,"type":"string"},"optional":true,"type":"array"},{"field":"updatedFields","optional":true,"type":"string"},{"field":"truncatedArrays","items":{"fields":[{"field":"field","optional":true,"type":"string"},{"field":"size","optional":true,"type":"string"}],"optional":true,"type":"struct"},"optional":true,"type":"array"}],"optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":true,"type":"string"},{"field":"connector","optional":true,"type":"string"},{"field":"name","optional":true,"type":"string"},{"field":"ts_ms","optional":true,"type":"string"},{"field":"snapshot","optional":true,"type":"string"},{"field":"db","optional":true,"type":"string"},{"field":"rs","optional":true,"type":"string"},{"field":"collection","optional":true,"type":"string"},{"field":"ord","optional":true,"type":"string"},{"field":"h","optional":true,"type":"string"},{"field":"tord","optional":true,"type":"string"}],"optional":true,"type":"struct"},{"field":"op","optional":true,"type":"string"},{"field":"ts_ms","optional":true,"type":"string"},{"field":"transaction","fields":[{"field":"id","optional":true,"type":"string"},{"field":"total_order","optional":true,"type":"string"},{"field":"data_collection_order","optional":true,"type":"string"}],"optional":true,"type":"struct"}],"optional":false,"type":"struct"}'
+    key_schema: null
+  mongo2.shop.customers:
+    connector: mongodb
+    envelope: mongodb
+    source_table: inventory_customers
+    primary_key:
+    - _id
+    value_type: 'struct<`before`: string, `after`: string, `patch`: string, `filter`: string, `updateDescription`:
+      struct<`removedFields`: array<string>, `updatedFields`: string, `truncatedArrays`: array<struct<`field`:
+      string, `size`: string>>>, `source`: struct<`version`: string, `connector`: string, `name`: string,
+      `ts_ms`: string, `snapshot`: string, `db`: string, `rs`: string, `collection`: string, `ord`: string,
+      `h`: string, `tord`: string, `stxnid`: string, `lsid`: string, `txnNumber`: string, `sequence`:
+      string>, `op`: string, `ts_ms`: string, `transaction`: struct<`id`: string, `total_order`: string,
+      `data_collection_order`: string>>'
+    key_type: 'struct<`id`: string>'
+    key_fields:
+    - id
+    parse_fields:
+    - before
+    - after
+    - patch
+    - filter
+    - updateDescription
+    - source
+    - op
+    - ts_ms
+    - transaction
+    envelope_fields:
+    - before
+    - after
+    - patch
+    - filter
+    - updateDescription
+    - source
+    - op
+    - ts_ms
+    - transaction
+    source_fields:
+    - version
+    - connector
+    - name
+    - ts_ms
+    - snapshot
+    - db
+    - rs
+    - collection
+    - ord
+    - h
+    - tord
+    - stxnid
+    - lsid
+    - txnNumber
+    - sequence
+    source_types:
+      version: string
+      connector: string
+      name: string
+      ts_ms: bigint
+      snapshot: string
+      db: string
+      rs: string
+      collection: string
+      ord: int
+      h: bigint
+      tord: bigint
+      stxnid: string
+      lsid: string
+      txnNumber: bigint
+      sequence: string
+    columns:
+    - name: _id
+    - name: after_document
+    - name: before_document
+    - name: patch
+    - name: patch_filter
+    - name: updated_fields
+    - name: removed_fields
+    - name: truncated_arrays
+    document_columns:
+    - name: first_name
+      type: string
+      doc_type:
+        kind: string
+    - name: last_name
+      type: string
+      doc_type:
+        kind: string
+    - name: email
+      type: string
+      doc_type:
+        kind: string
+    - name: name
+      type: string
+      doc_type:
+        kind: string
+    - name: age
+      type: bigint
+      doc_type:
+        kind: long
+    - name: balance
+      type: decimal(38,2)
+      doc_type:
+        kind: decimal
+        scale: 2
+    - name: joined
+      type: timestamp
+      doc_type:
+        kind: date
+    - name: address
+      type: 'struct<`city`: string, `zip`: string, `geo`: struct<`lat`: double, `lng`: double>>'
+      doc_type:
+        kind: doc
+        fields:
+        - - city
+          - kind: string
+        - - zip
+          - kind: string
+        - - geo
+          - kind: doc
+            fields:
+            - - lat
+              - kind: double
+            - - lng
+              - kind: double
+    - name: tags
+      type: array<string>
+      doc_type:
+        kind: array
+        items:
+          kind: string
+    - name: score
+      type: double
+      doc_type:
+        kind: double
+    - name: active
+      type: boolean
+      doc_type:
+        kind: bool
+    - name: visits
+      type: bigint
+      doc_type:
+        kind: long
+    - name: avatar
+      type: binary
+      doc_type:
+        kind: binary
+    - name: token
+      type: string
+      doc_type:
+        kind: uuid
+    - name: manager
+      type: string
+      doc_type:
+        kind: oid
+    - name: misc
+      type: string
+      doc_type:
+        kind: json
+    - name: profile
+      type: 'struct<`bio`: string, `langs`: array<string>, `location`: struct<`city`: string>>'
+      doc_type:
+        kind: doc
+        fields:
+        - - bio
+          - kind: string
+        - - langs
+          - kind: array
+            items:
+              kind: string
+        - - location
+          - kind: doc
+            fields:
+            - - city
+              - kind: string
+    document_parse_type: 'struct<`S_id`: string, `Sfirst_name`: string, `Slast_name`: string, `Semail`:
+      string, `Sname`: string, `Sage`: string, `Sbalance`: string, `Sjoined`: string, `Saddress`: struct<`Scity`:
+      string, `Szip`: string, `Sgeo`: struct<`Slat`: string, `Slng`: string>>, `Stags`: array<string>,
+      `Sscore`: string, `Sactive`: string, `Svisits`: string, `Savatar`: string, `Stoken`: string, `Smanager`:
+      string, `Smisc`: string, `Sprofile`: struct<`Sbio`: string, `Slangs`: array<string>, `Slocation`:
+      struct<`Scity`: string>>>'
+    document: '{"fields":[["_id",{"kind":"json"}],["first_name",{"kind":"string"}],["last_name",{"kind":"string"}],["email",{"kind":"string"}],["name",{"kind":"string"}],["age",{"kind":"long"}],["balance",{"kind":"decimal","scale":2}],["joined",{"kind":"date"}],["address",{"fields":[["city",{"kind":"string"}],["zip",{"kind":"string"}],["geo",{"fields":[["lat",{"kind":"double"}],["lng",{"kind":"double"}]],"kind":"doc"}]],"kind":"doc"}],["tags",{"items":{"kind":"string"},"kind":"array"}],["score",{"kind":"double"}],["active",{"kind":"bool"}],["visits",{"kind":"long"}],["avatar",{"kind":"binary"}],["token",{"kind":"uuid"}],["manager",{"kind":"oid"}],["misc",{"kind":"json"}],["profile",{"fields":[["bio",{"kind":"string"}],["langs",{"items":{"kind":"string"},"kind":"array"}],["location",{"fields":[["city",{"kind":"string"}]],"kind":"doc"}]],"kind":"doc"}]],"kind":"doc"}'
+    value_schema: '{"fields":[{"field":"before","optional":true,"type":"string"},{"field":"after","optional":true,"type":"string"},{"field":"patch","optional":true,"type":"string"},{"field":"filter","optional":true,"type":"string"},{"field":"updateDescription","fields":[{"field":"removedFields","items":{"optional":false,"type":"string"},"optional":true,"type":"array"},{"field":"updatedFields","optional":true,"type":"string"},{"field":"truncatedArrays","items":{"fields":[{"field":"field","optional":true,"type":"string"},{"field":"size","optional":true,"type":"string"}],"optional":true,"type":"struct"},"optional":true,"type":"array"}],"optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":true,"type":"string"},{"field":"connector","optional":true,"type":"string"},{"field":"name","optional":true,"type":"string"},{"field":"ts_ms","optional":true,"type":"string"},{"field":"snapshot","optional":true,"type":"string"},{"field":"db","optional":true,"type":"string"},{"field":"rs","optional":true,"type":"string"},{"field":"collection","optional":true,"type":"string"},{"field":"ord","optional":true,"type":"string"},{"field":"h","optional":true,"type":"string"},{"field":"tord","optional":true,"type":"string"},{"field":"stxnid","optional":true,"type":"string"},{"field":"lsid","optional":true,"type":"string"},{"field":"txnNumber","optional":true,"type":"string"},{"field":"sequence","optional":true,"type":"string"}],"optional":true,"type":"struct"},{"field":"op","optional":true,"type":"string"},{"field":"ts_ms","optional":true,"type":"string"},{"field":"transaction","fields":[{"field":"id","optional":true,"type":"string"},{"field":"total_order","optional":true,"type":"string"},{"field":"data_collection_order","optional":true,"type":"string"}],"optional":true,"type":"struct"}],"optional":false,"type":"struct"}'
+    key_schema: null
+  mongodb_bigdata_test.bigdata_test.sync_test_table:
+    connector: mongodb
+    envelope: mongodb
+    source_table: bigdata_test_sync_test_table
+    primary_key:
+    - _id
+    value_type: 'struct<`before`: string, `after`: string, `patch`: string, `filter`: string, `updateDescription`:
+      struct<`removedFields`: array<string>, `updatedFields`: string, `truncatedArrays`: array<struct<`field`:
+      string, `size`: string>>>, `source`: struct<`version`: string, `connector`: string, `name`: string,
+      `ts_ms`: string, `snapshot`: string, `db`: string, `sequence`: string, `ts_us`: string, `ts_ns`:
+      string, `collection`: string, `ord`: string, `lsid`: string, `txnNumber`: string, `wallTime`: string>,
+      `op`: string, `ts_ms`: string, `transaction`: struct<`id`: string, `total_order`: string, `data_collection_order`:
+      string>>'
+    key_type: 'struct<`id`: string>'
+    key_fields:
+    - id
+    parse_fields:
+    - before
+    - after
+    - patch
+    - filter
+    - updateDescription
+    - source
+    - op
+    - ts_ms
+    - transaction
+    envelope_fields:
+    - before
+    - after
+    - patch
+    - filter
+    - updateDescription
+    - source
+    - op
+    - ts_ms
+    - transaction
+    source_fields:
+    - version
+    - connector
+    - name
+    - ts_ms
+    - snapshot
+    - db
+    - sequence
+    - ts_us
+    - ts_ns
+    - collection
+    - ord
+    - lsid
+    - txnNumber
+    - wallTime
+    source_types:
+      version: string
+      connector: string
+      name: string
+      ts_ms: bigint
+      snapshot: string
+      db: string
+      sequence: string
+      ts_us: bigint
+      ts_ns: bigint
+      collection: string
+      ord: int
+      lsid: string
+      txnNumber: bigint
+      wallTime: bigint
+    columns:
+    - name: _id
+    - name: after_document
+    - name: before_document
+    - name: patch
+    - name: patch_filter
+    - name: updated_fields
+    - name: removed_fields
+    - name: truncated_arrays
+    document_columns:
+    - name: created_at
+      type: bigint
+      doc_type:
+        kind: long
+    - name: created_by
+      type: string
+      doc_type:
+        kind: string
+    - name: tags
+      type: array<string>
+      doc_type:
+        kind: array
+        items:
+          kind: string
+    - name: updated_at
+      type: timestamp
+      doc_type:
+        kind: date
+    document_parse_type: 'struct<`S_id`: string, `Screated_at`: string, `Screated_by`: string, `Stags`:
+      array<string>, `Supdated_at`: string>'
+    document: '{"fields":[["_id",{"kind":"oid"}],["created_at",{"kind":"long"}],["created_by",{"kind":"string"}],["tags",{"items":{"kind":"string"},"kind":"array"}],["updated_at",{"kind":"date"}]],"kind":"doc"}'
+    value_schema: '{"fields":[{"field":"before","optional":true,"type":"string"},{"field":"after","optional":true,"type":"string"},{"field":"patch","optional":true,"type":"string"},{"field":"filter","optional":true,"type":"string"},{"field":"updateDescription","fields":[{"field":"removedFields","items":{"optional":false,"type":"string"},"optional":true,"type":"array"},{"field":"updatedFields","optional":true,"type":"string"},{"field":"truncatedArrays","items":{"fields":[{"field":"field","optional":true,"type":"string"},{"field":"size","optional":true,"type":"string"}],"optional":true,"type":"struct"},"optional":true,"type":"array"}],"optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":true,"type":"string"},{"field":"connector","optional":true,"type":"string"},{"field":"name","optional":true,"type":"string"},{"field":"ts_ms","optional":true,"type":"string"},{"field":"snapshot","optional":true,"type":"string"},{"field":"db","optional":true,"type":"string"},{"field":"sequence","optional":true,"type":"string"},{"field":"ts_us","optional":true,"type":"string"},{"field":"ts_ns","optional":true,"type":"string"},{"field":"collection","optional":true,"type":"string"},{"field":"ord","optional":true,"type":"string"},{"field":"lsid","optional":true,"type":"string"},{"field":"txnNumber","optional":true,"type":"string"},{"field":"wallTime","optional":true,"type":"string"}],"optional":true,"type":"struct"},{"field":"op","optional":true,"type":"string"},{"field":"ts_ms","optional":true,"type":"string"},{"field":"transaction","fields":[{"field":"id","optional":true,"type":"string"},{"field":"total_order","optional":true,"type":"string"},{"field":"data_collection_order","optional":true,"type":"string"}],"optional":true,"type":"struct"}],"optional":false,"type":"struct"}'
+    key_schema: null
   mysql_cdc_1.mysql_cdc.mysql_cdc_e2e_source_table:
     connector: mysql
     envelope: debezium
@@ -1443,6 +1853,94 @@ topics:
       optional: true
       connect_type: float
     value_schema: '{"fields":[{"field":"before","fields":[{"field":"w_id","optional":false,"type":"int32"},{"field":"w_name","optional":true,"type":"string"},{"field":"w_street_1","optional":true,"type":"string"},{"field":"w_street_2","optional":true,"type":"string"},{"field":"w_city","optional":true,"type":"string"},{"field":"w_state","optional":true,"type":"string"},{"field":"w_zip","optional":true,"type":"string"},{"field":"w_tax","optional":true,"type":"float"},{"field":"w_ytd","optional":true,"type":"float"}],"name":"postgres.tpcch.warehouse.Value","optional":true,"type":"struct"},{"field":"after","fields":[{"field":"w_id","optional":false,"type":"int32"},{"field":"w_name","optional":true,"type":"string"},{"field":"w_street_1","optional":true,"type":"string"},{"field":"w_street_2","optional":true,"type":"string"},{"field":"w_city","optional":true,"type":"string"},{"field":"w_state","optional":true,"type":"string"},{"field":"w_zip","optional":true,"type":"string"},{"field":"w_tax","optional":true,"type":"float"},{"field":"w_ytd","optional":true,"type":"float"}],"name":"postgres.tpcch.warehouse.Value","optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":false,"type":"string"},{"field":"connector","optional":false,"type":"string"},{"field":"name","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"snapshot","name":"io.debezium.data.Enum","optional":true,"parameters":{"allowed":"true,last,false,incremental"},"type":"string","version":1},{"field":"db","optional":false,"type":"string"},{"field":"sequence","optional":true,"type":"string"},{"field":"schema","optional":false,"type":"string"},{"field":"table","optional":false,"type":"string"},{"field":"txId","optional":true,"type":"int64"},{"field":"lsn","optional":true,"type":"int64"},{"field":"xmin","optional":true,"type":"int64"}],"name":"io.debezium.connector.postgresql.Source","optional":false,"type":"struct"},{"field":"op","optional":false,"type":"string"},{"field":"ts_ms","optional":true,"type":"int64"},{"field":"transaction","fields":[{"field":"id","optional":false,"type":"string"},{"field":"total_order","optional":false,"type":"int64"},{"field":"data_collection_order","optional":false,"type":"int64"}],"optional":true,"type":"struct"}],"name":"postgres.tpcch.warehouse.Envelope","optional":false,"type":"struct"}'
+    key_schema: null
+  rw_mongo.inventory.customers:
+    connector: mongodb
+    envelope: mongodb
+    source_table: inventory_customers
+    primary_key:
+    - _id
+    value_type: 'struct<`before`: string, `after`: string, `patch`: string, `filter`: string, `updateDescription`:
+      struct<`removedFields`: array<string>, `updatedFields`: string, `truncatedArrays`: array<struct<`field`:
+      string, `size`: string>>>, `source`: struct<`version`: string, `connector`: string, `name`: string,
+      `ts_ms`: string, `snapshot`: string, `db`: string, `sequence`: string, `rs`: string, `collection`:
+      string, `ord`: string, `lsid`: string, `txnNumber`: string>, `op`: string, `ts_ms`: string, `transaction`:
+      struct<`id`: string, `total_order`: string, `data_collection_order`: string>>'
+    key_type: 'struct<`id`: string>'
+    key_fields:
+    - id
+    parse_fields:
+    - before
+    - after
+    - patch
+    - filter
+    - updateDescription
+    - source
+    - op
+    - ts_ms
+    - transaction
+    envelope_fields:
+    - before
+    - after
+    - patch
+    - filter
+    - updateDescription
+    - source
+    - op
+    - ts_ms
+    - transaction
+    source_fields:
+    - version
+    - connector
+    - name
+    - ts_ms
+    - snapshot
+    - db
+    - sequence
+    - rs
+    - collection
+    - ord
+    - lsid
+    - txnNumber
+    source_types:
+      version: string
+      connector: string
+      name: string
+      ts_ms: bigint
+      snapshot: string
+      db: string
+      sequence: string
+      rs: string
+      collection: string
+      ord: int
+      lsid: string
+      txnNumber: bigint
+    columns:
+    - name: _id
+    - name: after_document
+    - name: before_document
+    - name: patch
+    - name: patch_filter
+    - name: updated_fields
+    - name: removed_fields
+    - name: truncated_arrays
+    document_columns:
+    - name: first_name
+      type: string
+      doc_type:
+        kind: string
+    - name: last_name
+      type: string
+      doc_type:
+        kind: string
+    - name: email
+      type: string
+      doc_type:
+        kind: string
+    document_parse_type: 'struct<`S_id`: string, `Sfirst_name`: string, `Slast_name`: string, `Semail`:
+      string>'
+    document: '{"fields":[["_id",{"kind":"long"}],["first_name",{"kind":"string"}],["last_name",{"kind":"string"}],["email",{"kind":"string"}]],"kind":"doc"}'
+    value_schema: '{"fields":[{"field":"before","optional":true,"type":"string"},{"field":"after","optional":true,"type":"string"},{"field":"patch","optional":true,"type":"string"},{"field":"filter","optional":true,"type":"string"},{"field":"updateDescription","fields":[{"field":"removedFields","items":{"optional":false,"type":"string"},"optional":true,"type":"array"},{"field":"updatedFields","optional":true,"type":"string"},{"field":"truncatedArrays","items":{"fields":[{"field":"field","optional":true,"type":"string"},{"field":"size","optional":true,"type":"string"}],"optional":true,"type":"struct"},"optional":true,"type":"array"}],"optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":true,"type":"string"},{"field":"connector","optional":true,"type":"string"},{"field":"name","optional":true,"type":"string"},{"field":"ts_ms","optional":true,"type":"string"},{"field":"snapshot","optional":true,"type":"string"},{"field":"db","optional":true,"type":"string"},{"field":"sequence","optional":true,"type":"string"},{"field":"rs","optional":true,"type":"string"},{"field":"collection","optional":true,"type":"string"},{"field":"ord","optional":true,"type":"string"},{"field":"lsid","optional":true,"type":"string"},{"field":"txnNumber","optional":true,"type":"string"}],"optional":true,"type":"struct"},{"field":"op","optional":true,"type":"string"},{"field":"ts_ms","optional":true,"type":"string"},{"field":"transaction","fields":[{"field":"id","optional":true,"type":"string"},{"field":"total_order","optional":true,"type":"string"},{"field":"data_collection_order","optional":true,"type":"string"}],"optional":true,"type":"struct"}],"optional":false,"type":"struct"}'
     key_schema: null
   server1:
     connector: sqlserver

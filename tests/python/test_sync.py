@@ -191,12 +191,17 @@ def test_text_cut_scan_matches_a_full_parse(topic: str) -> None:
 # topics whose events carry no schema blocks ("schema": null, or bare values)
 WITHOUT_SCHEMA_BLOCKS = {
     "noschema.inventory.customers",
+    "mongodb_bigdata_test.bigdata_test.sync_test_table",
     "server1",
     "server1.transaction",
     "RW_CDC_0",
     "RW_CDC_1001.transaction",
 }
 CONNECTORS = {
+    "mongo2.shop.customers": "mongodb",
+    "fullfillment1.inventory.inventory": "mongodb",
+    "mongodb_bigdata_test.bigdata_test.sync_test_table": "mongodb",
+    "rw_mongo.inventory.customers": "mongodb",
     "server1.testDB.dbo.customers": "sqlserver",
     "server1.testDB.dbo.tablea": "sqlserver",
     "server1": "sqlserver",

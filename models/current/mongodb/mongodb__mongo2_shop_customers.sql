@@ -1,0 +1,20 @@
+{#- Current state of MongoDB topic -#}
+{#- `mongo2.shop.customers`: -#}
+{#- one row per live document, its change events replayed in source order -#}
+{#- (patches applied to the previous document) on top of the stored state. -#}
+{#- Reads the base model: updates the replay cannot apply are quarantined -#}
+{#- there, and flagged on their document here. -#}
+{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
+{{ config(unique_key=['_id']) }}
+
+with
+
+events as (
+    select * from {{ ref('base_mongodb__mongo2_shop_customers') }}
+),
+
+final as (
+    {{ cdc_mongodb_current_state('events', 'mongo2.shop.customers') }}
+)
+
+select * from final
