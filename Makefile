@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 JAR := $(CDC_STATE_DIR)/jars/iceberg-spark-runtime-3.5_2.12-1.10.2.jar
 DBT := $(VENV)/bin/dbt
 
-.PHONY: setup run test lint typecheck check-generated docs clean bench
+.PHONY: setup run test lint typecheck check-generated docs clean bench bench-mongodb
 
 $(STAMP): requirements.txt requirements-jars.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -55,6 +55,11 @@ $(BENCH_STAMP): $(STAMP) requirements-bench.txt
 
 bench: setup $(BENCH_STAMP)
 	$(PY) -m bench.run --events $(N)
+
+## make bench-mongodb [N=100000]: the MongoDB patch replay on a generated
+## 2.x topic: full build, a 1 % batch on the stored state, nothing new
+bench-mongodb: setup $(BENCH_STAMP)
+	$(PY) -m bench.mongodb --events $(N)
 
 docs: setup
 	$(DBT) docs generate

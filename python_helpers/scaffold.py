@@ -16,6 +16,7 @@ never share a model name.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -281,9 +282,32 @@ QUARANTINE_COLUMNS = [
 ]
 
 
+MAX_LINE = 100  # .sqlfluff max_line_length
+_CALL = re.compile(
+    r"^(?P<indent> *)(?P<head>.*)\{\{ (?P<name>\w+)\((?P<args>.*)\) \}\}(?P<tail>.*)$"
+)
+
+
+def _fit_lines(text: str) -> str:
+    """Lines of a scaffolded model within the line length: a Jinja call
+    too long for one line gets one argument per line (long topic names)."""
+    out = []
+    for line in text.splitlines():
+        found = _CALL.match(line)
+        if len(line) <= MAX_LINE or not found:
+            out.append(line)
+            continue
+        indent = found["indent"]
+        args = [a.strip() for a in found["args"].split(", ")]
+        out.append(f"{indent}{found['head']}{{{{ {found['name']}(")
+        out += [f"{indent}    {a}{',' if i < len(args) - 1 else ''}" for i, a in enumerate(args)]
+        out.append(f"{indent}) }}}}{found['tail']}")
+    return "\n".join(out) + "\n"
+
+
 def _write_sql(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    path.write_text(_fit_lines(text), encoding="utf-8")
 
 
 METADATA_BASE_SQL = """\

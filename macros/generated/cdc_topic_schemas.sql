@@ -913,9 +913,151 @@ topics:
       type: timestamp
       doc_type:
         kind: date
+    - name: id
+      type: string
+      doc_type:
+        kind: oid
+    - name: name
+      type: string
+      doc_type:
+        kind: string
+    - name: age
+      type: int
+      doc_type:
+        kind: int
+    - name: created_time
+      type: bigint
+      doc_type:
+        kind: long
+    - name: updated_time
+      type: bigint
+      doc_type:
+        kind: long
+    - name: deleted_time
+      type: timestamp
+      doc_type:
+        kind: date
+    - name: register_time
+      type: string
+      doc_type:
+        kind: json
+    - name: double_nan
+      type: double
+      doc_type:
+        kind: double
+    - name: double_inf
+      type: double
+      doc_type:
+        kind: double
+    - name: double_ninf
+      type: double
+      doc_type:
+        kind: double
+    - name: double_zero
+      type: double
+      doc_type:
+        kind: double
+    - name: boolean_true
+      type: boolean
+      doc_type:
+        kind: bool
+    - name: boolean_false
+      type: boolean
+      doc_type:
+        kind: bool
+    - name: array
+      type: array<string>
+      doc_type:
+        kind: array
+        items:
+          kind: string
+    - name: array_mix
+      type: array<string>
+      doc_type:
+        kind: array
+        items:
+          kind: json
+    - name: decimal
+      type: decimal(38,2)
+      doc_type:
+        kind: decimal
+        scale: 2
+    - name: decimal_nan
+      type: decimal(38,0)
+      doc_type:
+        kind: decimal
+        scale: 0
+    - name: regex
+      type: string
+      doc_type:
+        kind: json
+    - name: symbol
+      type: string
+      doc_type:
+        kind: json
+    - name: minKey
+      type: string
+      doc_type:
+        kind: json
+    - name: maxKey
+      type: string
+      doc_type:
+        kind: json
+    - name: code
+      type: string
+      doc_type:
+        kind: json
+    - name: 'null'
+      type: string
+      doc_type:
+        kind: 'null'
+    - name: undefined
+      type: string
+      doc_type:
+        kind: json
+    - name: binary
+      type: binary
+      doc_type:
+        kind: binary
+    - name: uuid
+      type: string
+      doc_type:
+        kind: uuid
+    - name: context
+      type: 'struct<`city`: string, `location`: struct<`lat`: double, `lon`: double>, `start_time`: int,
+        `end_time`: bigint, `args`: array<int>, `nan`: double>'
+      doc_type:
+        kind: doc
+        fields:
+        - - city
+          - kind: string
+        - - location
+          - kind: doc
+            fields:
+            - - lat
+              - kind: double
+            - - lon
+              - kind: double
+        - - start_time
+          - kind: int
+        - - end_time
+          - kind: long
+        - - args
+          - kind: array
+            items:
+              kind: int
+        - - nan
+          - kind: double
     document_parse_type: 'struct<`S_id`: string, `Screated_at`: string, `Screated_by`: string, `Stags`:
-      array<string>, `Supdated_at`: string>'
-    document: '{"fields":[["_id",{"kind":"oid"}],["created_at",{"kind":"long"}],["created_by",{"kind":"string"}],["tags",{"items":{"kind":"string"},"kind":"array"}],["updated_at",{"kind":"date"}]],"kind":"doc"}'
+      array<string>, `Supdated_at`: string, `Sid`: string, `Sname`: string, `Sage`: string, `Screated_time`:
+      string, `Supdated_time`: string, `Sdeleted_time`: string, `Sregister_time`: string, `Sdouble_nan`:
+      string, `Sdouble_inf`: string, `Sdouble_ninf`: string, `Sdouble_zero`: string, `Sboolean_true`:
+      string, `Sboolean_false`: string, `Sarray`: array<string>, `Sarray_mix`: array<string>, `Sdecimal`:
+      string, `Sdecimal_nan`: string, `Sregex`: string, `Ssymbol`: string, `SminKey`: string, `SmaxKey`:
+      string, `Scode`: string, `Snull`: string, `Sundefined`: string, `Sbinary`: string, `Suuid`: string,
+      `Scontext`: struct<`Scity`: string, `Slocation`: struct<`Slat`: string, `Slon`: string>, `Sstart_time`:
+      string, `Send_time`: string, `Sargs`: array<string>, `Snan`: string>>'
+    document: '{"fields":[["_id",{"kind":"oid"}],["created_at",{"kind":"long"}],["created_by",{"kind":"string"}],["tags",{"items":{"kind":"string"},"kind":"array"}],["updated_at",{"kind":"date"}],["id",{"kind":"oid"}],["name",{"kind":"string"}],["age",{"kind":"int"}],["created_time",{"kind":"long"}],["updated_time",{"kind":"long"}],["deleted_time",{"kind":"date"}],["register_time",{"kind":"json"}],["double_nan",{"kind":"double"}],["double_inf",{"kind":"double"}],["double_ninf",{"kind":"double"}],["double_zero",{"kind":"double"}],["boolean_true",{"kind":"bool"}],["boolean_false",{"kind":"bool"}],["array",{"items":{"kind":"string"},"kind":"array"}],["array_mix",{"items":{"kind":"json"},"kind":"array"}],["decimal",{"kind":"decimal","scale":2}],["decimal_nan",{"kind":"decimal","scale":0}],["regex",{"kind":"json"}],["symbol",{"kind":"json"}],["minKey",{"kind":"json"}],["maxKey",{"kind":"json"}],["code",{"kind":"json"}],["null",{"kind":"null"}],["undefined",{"kind":"json"}],["binary",{"kind":"binary"}],["uuid",{"kind":"uuid"}],["context",{"fields":[["city",{"kind":"string"}],["location",{"fields":[["lat",{"kind":"double"}],["lon",{"kind":"double"}]],"kind":"doc"}],["start_time",{"kind":"int"}],["end_time",{"kind":"long"}],["args",{"items":{"kind":"int"},"kind":"array"}],["nan",{"kind":"double"}]],"kind":"doc"}]],"kind":"doc"}'
     value_schema: '{"fields":[{"field":"before","optional":true,"type":"string"},{"field":"after","optional":true,"type":"string"},{"field":"patch","optional":true,"type":"string"},{"field":"filter","optional":true,"type":"string"},{"field":"updateDescription","fields":[{"field":"removedFields","items":{"optional":false,"type":"string"},"optional":true,"type":"array"},{"field":"updatedFields","optional":true,"type":"string"},{"field":"truncatedArrays","items":{"fields":[{"field":"field","optional":true,"type":"string"},{"field":"size","optional":true,"type":"string"}],"optional":true,"type":"struct"},"optional":true,"type":"array"}],"optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":true,"type":"string"},{"field":"connector","optional":true,"type":"string"},{"field":"name","optional":true,"type":"string"},{"field":"ts_ms","optional":true,"type":"string"},{"field":"snapshot","optional":true,"type":"string"},{"field":"db","optional":true,"type":"string"},{"field":"sequence","optional":true,"type":"string"},{"field":"ts_us","optional":true,"type":"string"},{"field":"ts_ns","optional":true,"type":"string"},{"field":"collection","optional":true,"type":"string"},{"field":"ord","optional":true,"type":"string"},{"field":"lsid","optional":true,"type":"string"},{"field":"txnNumber","optional":true,"type":"string"},{"field":"wallTime","optional":true,"type":"string"}],"optional":true,"type":"struct"},{"field":"op","optional":true,"type":"string"},{"field":"ts_ms","optional":true,"type":"string"},{"field":"transaction","fields":[{"field":"id","optional":true,"type":"string"},{"field":"total_order","optional":true,"type":"string"},{"field":"data_collection_order","optional":true,"type":"string"}],"optional":true,"type":"struct"}],"optional":false,"type":"struct"}'
     key_schema: null
   mysql_cdc_1.mysql_cdc.mysql_cdc_e2e_source_table:

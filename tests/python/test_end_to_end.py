@@ -105,7 +105,32 @@ RW_SCHEMA_HISTORY = "cdc_current.mysql__rw_cdc_0_schema_changes"
 SEATUNNEL = "cdc_current.mysql__seatunnel_all_types"
 QUARANTINE_SEATUNNEL = "cdc_staging.stg_mysql__seatunnel_all_types__quarantine"
 RAW_SEATUNNEL = "cdc_landing.mysql_cdc_1_mysql_cdc_mysql_cdc_e2e_source_table"
+# MongoDB topics (tests in test_mongodb_end_to_end.py)
+MONGO_TOPICS = {
+    "mongo2.shop.customers": "mongo-2x-kcat.jsonl",
+    "fullfillment1.inventory.inventory": "mongo-1x.jsonl",
+    "mongodb_bigdata_test.bigdata_test.sync_test_table": "paimon-bson-events-kcat.jsonl",
+    "rw_mongo.inventory.customers": None,
+}
+MONGO_FIRST_LINES = {
+    "mongo2.shop.customers": 5,
+    "fullfillment1.inventory.inventory": 6,
+    "mongodb_bigdata_test.bigdata_test.sync_test_table": 3,
+}
+
+
+def mongo_tables(topic: str) -> dict[str, str]:
+    """The current-state, staging and quarantine tables of a MongoDB topic."""
+    entity = topic.replace(".", "_").lower()
+    return {
+        "current": f"cdc_current.mongodb__{entity}",
+        "staging": f"cdc_staging.stg_mongodb__{entity}",
+        "quarantine": f"cdc_staging.stg_mongodb__{entity}__quarantine",
+    }
+
+
 CONNECTOR_TABLES = [
+    *(table for topic in MONGO_TOPICS for table in mongo_tables(topic).values()),
     SEATUNNEL,
     QUARANTINE_SEATUNNEL,
     RAW_SEATUNNEL,
@@ -181,12 +206,14 @@ def _export() -> dict[str, Any]:
 def _partial_landing(root: Path) -> Path:
     """The first 9 product events (the snapshot), 5 order records, the
     first 100 lines of two CH-benCHmark topics, and the first lines of a
-    SQL Server, a MySQL, a CDL and a transaction topic."""
+    SQL Server, a MySQL, a CDL, a transaction and three MongoDB topics."""
     landing = root / "partial"
     parts = [(PRODUCTS_FILE, 9), (ORDERS_FILE, 5), (DOCS_FILE, 2), (COUPONS_FILE, 4)]
     # later events of these arrive in the second batch: a newer position must
     # survive an older event merged after it, a BEGIN must meet its END
     parts += [(SQLSERVER_FILE, 9), (ACCOUNTS_FILE, 4), (CDL_V1_FILE, 3), (TRANSACTIONS_FILE, 1)]
+    for topic, lines in MONGO_FIRST_LINES.items():
+        parts.append((SAMPLE_LANDING / topic / str(MONGO_TOPICS[topic]), lines))
     for name in ("neworder", "customer"):
         parts.append((SAMPLE_LANDING / f"postgres.tpcch.{name}" / f"{name}.jsonl", 100))
     for source, lines in parts:
@@ -200,7 +227,7 @@ def _partial_landing(root: Path) -> Path:
     return landing
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     shutil.rmtree(STATE, ignore_errors=True)
     _helpers("jars")

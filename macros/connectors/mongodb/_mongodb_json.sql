@@ -87,114 +87,135 @@
         {{ _mongo_token('e' ~ n) }}), ','), ']')
 {%- endmacro %}
 
-{#- The value at `component` of the container `text` (null if absent). -#}
-{% macro _mongo_child(text, component) -%}
+{#- The Spark type of a parsed container (see _mongo_container). -#}
+{% macro _mongo_container_type() -%}
+    struct<text: string, fields: array<struct<key: string, value: string>>, items: array<string>>
+{%- endmacro %}
+
+{#- A container (document or array) parsed once: its tagged text, its
+    fields in order (a document) or its elements (an array); both null for
+    a missing or scalar value. -#}
+{% macro _mongo_container(text) -%}
+    named_struct(
+        'text', {{ text }},
+        'fields', map_entries(from_json({{ text }}, 'map<string,string>')),
+        'items', from_json({{ text }}, 'array<string>')
+    )
+{%- endmacro %}
+
+{#- The value at `component` of a parsed container (null if absent). -#}
+{% macro _mongo_child(container, component) -%}
     case
-        when left({{ text }}, 1) = '{'
-            then try_element_at(from_json({{ text }}, 'map<string,string>'), {{ component }})
-        when left({{ text }}, 1) = '[' and {{ _mongo_is_index(component) }}
+        when {{ container }}.fields is not null
             then try_element_at(
-                from_json({{ text }}, 'array<string>'), {{ _mongo_index(component) }} + 1
-            )
+                filter({{ container }}.fields, x -> x.key = {{ component }}), 1
+            ).value
+        when {{ container }}.items is not null and {{ _mongo_is_index(component) }}
+            then try_element_at({{ container }}.items, {{ _mongo_index(component) }} + 1)
     end
 {%- endmacro %}
 
-{#- The container `text` with `component` set to `value` (a field set in
-    place or appended; an array element set, the array padded with nulls;
-    a missing container becomes a document, as MongoDB does). -#}
-{% macro _mongo_put(text, component, value, n) -%}
-    case
-        when left({{ text }}, 1) = '[' and {{ _mongo_is_index(component) }}
-            then {{ _mongo_let("from_json(" ~ text ~ ", 'array<string>')", 'a' ~ n,
-                _mongo_array_text(
-                    "transform(sequence(0, greatest(size(a" ~ n ~ "), "
-                    ~ _mongo_index(component) ~ " + 1) - 1), i" ~ n ~ " -> if(i" ~ n
-                    ~ " = " ~ _mongo_index(component) ~ ", " ~ value
-                    ~ ", try_element_at(a" ~ n ~ ", i" ~ n ~ " + 1)))", n ~ 'a')) }}
-        else {{ _mongo_let(_mongo_entries(text), 'o' ~ n, _mongo_object_text(
-            "if(exists(o" ~ n ~ ", x" ~ n ~ " -> x" ~ n ~ ".key = " ~ component ~ "), "
-            ~ "transform(o" ~ n ~ ", x" ~ n ~ " -> if(x" ~ n ~ ".key = " ~ component
-            ~ ", named_struct('key', " ~ component ~ ", 'value', " ~ value ~ "), x" ~ n ~ ")), "
-            ~ "concat(o" ~ n ~ ", array(named_struct('key', " ~ component ~ ", 'value', "
-            ~ value ~ "))))", n ~ 'o')) }}
-    end
-{%- endmacro %}
-
-{#- The container `text` without `component` (an array element is set to
-    null, as $unset does). -#}
-{% macro _mongo_remove(text, component, n) -%}
-    case
-        when left({{ text }}, 1) = '{'
-            then {{ _mongo_object_text(
-                "filter(" ~ _mongo_entries(text) ~ ", x" ~ n ~ " -> x" ~ n ~ ".key != "
-                ~ component ~ ")", n ~ 'r') }}
-        when left({{ text }}, 1) = '[' and {{ _mongo_is_index(component) }}
-            and {{ _mongo_index(component) }} < size(from_json({{ text }}, 'array<string>'))
-            then {{ _mongo_put(text, component, 'cast(null as string)', n ~ 'n') }}
-        else {{ text }}
-    end
-{%- endmacro %}
-
-{#- The containers along `path` in `document`: [document, child 1, ...],
-    without the last component's value. -#}
-{% macro _mongo_containers(document, path, n) -%}
+{#- The parsed containers along `path` in `document`, outermost first
+    (without the value at the last component). -#}
+{% macro _mongo_containers(document, path) -%}
     aggregate(
         slice({{ path }}, 1, size({{ path }}) - 1),
-        array({{ document }}),
-        (c{{ n }}, p{{ n }}) -> concat(c{{ n }}, array(
-            {{ _mongo_child('element_at(c' ~ n ~ ', -1)', 'p' ~ n) }}
+        array({{ _mongo_container(document) }}),
+        (k, p) -> concat(k, array(
+            {{ _mongo_container(_mongo_child('element_at(k, -1)', 'p')) }}
         ))
     )
 {%- endmacro %}
 
-{#- The value at `path` in `document`, or null. -#}
-{% macro _mongo_get_path(document, path, n) -%}
-    aggregate({{ path }}, {{ document }}, (t{{ n }}, p{{ n }}) ->
-        {{ _mongo_child('t' ~ n, 'p' ~ n) }})
-{%- endmacro %}
-
-{#- `document` with `value` set at `path`, rebuilt from the innermost
-    container outwards. `value` must be a plain name or field. -#}
-{% macro _mongo_set_path(document, path, value, n) -%}
-    {{ _mongo_let(_mongo_containers(document, path, n), 'k' ~ n,
-        "aggregate(sequence(size(" ~ path ~ "), 1, -1), " ~ value ~ ", (v" ~ n ~ ", j" ~ n
-        ~ ") -> " ~ _mongo_put('element_at(k' ~ n ~ ', j' ~ n ~ ')',
-            'element_at(' ~ path ~ ', j' ~ n ~ ')', 'v' ~ n, n ~ 's') ~ ")") }}
-{%- endmacro %}
-
-{#- `document` without the value at `path`; unchanged if a container on
-    the way is missing. -#}
-{% macro _mongo_unset_path(document, path, n) -%}
-    {{ _mongo_let(_mongo_containers(document, path, n), 'k' ~ n,
-        "if(exists(k" ~ n ~ ", y" ~ n ~ " -> y" ~ n ~ " is null), " ~ document ~ ", "
-        ~ "aggregate(sequence(size(" ~ path ~ "), 1, -1), cast(null as string), (v" ~ n
-        ~ ", j" ~ n ~ ") -> if(j" ~ n ~ " = size(" ~ path ~ "), "
-        ~ _mongo_remove('element_at(k' ~ n ~ ', j' ~ n ~ ')',
-            'element_at(' ~ path ~ ', j' ~ n ~ ')', n ~ 'r') ~ ", "
-        ~ _mongo_put('element_at(k' ~ n ~ ', j' ~ n ~ ')',
-            'element_at(' ~ path ~ ', j' ~ n ~ ')', 'v' ~ n, n ~ 'u') ~ ")))") }}
-{%- endmacro %}
-
-{#- `document` with the array at `path` cut to `size` elements. -#}
-{% macro _mongo_truncate_path(document, path, size, n) -%}
-    {{ _mongo_let(_mongo_get_path(document, path, n ~ 'g'), 'w' ~ n,
-        "if(left(w" ~ n ~ ", 1) = '[', " ~ _mongo_let(
-            _mongo_array_text("slice(from_json(w" ~ n ~ ", 'array<string>'), 1, "
-                ~ size ~ ")", n ~ 'e'),
-            'z' ~ n, _mongo_set_path(document, path, 'z' ~ n, n ~ 't')) ~ ", "
-        ~ document ~ ")") }}
-{%- endmacro %}
-
-{#- `document` after one update operation `op` (struct: op set / unset /
-    truncate, path, value, size). -#}
-{% macro _mongo_apply(document, op, n) -%}
-    case {{ op }}.op
-        when 'set' then {{ _mongo_set_path(document, op ~ '.path', op ~ '.value', n ~ 'S') }}
-        when 'unset' then {{ _mongo_unset_path(document, op ~ '.path', n ~ 'U') }}
-        when 'truncate'
-            then {{ _mongo_truncate_path(document, op ~ '.path', op ~ '.size', n ~ 'T') }}
-        else {{ document }}
+{#- The new text of a parsed container with `component` set to `value`, or
+    removed when `remove` holds: a field is set in place or appended, or
+    dropped; an array element is set (the array padded with nulls) or, on
+    removal, set to null as $unset does; a missing container becomes a
+    document, as MongoDB creates it. -#}
+{% macro _mongo_put(container, component, value, remove) -%}
+    case
+        when {{ container }}.items is not null and {{ _mongo_is_index(component) }}
+            then if(
+                {{ remove }} and {{ _mongo_index(component) }} >= size({{ container }}.items),
+                {{ container }}.text,
+                {{ _mongo_array_text(
+                    "transform(sequence(0, greatest(size(" ~ container ~ ".items), "
+                    ~ _mongo_index(component) ~ " + 1) - 1), i -> if(i = "
+                    ~ _mongo_index(component) ~ ", if(" ~ remove ~ ", null, " ~ value
+                    ~ "), try_element_at(" ~ container ~ ".items, i + 1)))", 'a') }}
+            )
+        when {{ remove }}
+            then coalesce({{ _mongo_object_text(
+                "filter(" ~ container ~ ".fields, x -> x.key != " ~ component ~ ")", 'r') }},
+                {{ container }}.text)
+        else {{ _mongo_object_text(
+            "if(exists(" ~ container ~ ".fields, x -> x.key = " ~ component ~ "), "
+            ~ "transform(" ~ container ~ ".fields, x -> if(x.key = " ~ component
+            ~ ", named_struct('key', " ~ component ~ ", 'value', " ~ value ~ "), x)), "
+            ~ "concat(coalesce(" ~ container ~ ".fields, cast(array() as "
+            ~ "array<struct<key: string, value: string>>)), array(named_struct('key', "
+            ~ component ~ ", 'value', " ~ value ~ "))))", 'o') }}
     end
+{%- endmacro %}
+
+{#- Applying update operations (struct: op set / unset / truncate, path,
+    value, size) to a tagged document, in order. Each operation is three
+    steps of one fold, so that no expression nests deeper than one step
+    (the SQL stays readable by Spark's and sqlfluff's parsers):
+      1 descend: the parsed containers along the path;
+      2 leaf:    the new value at the path (set: the value; truncate: the
+                 array cut to `size`; unset: none);
+      3 rebuild: the containers re-serialised from the innermost outwards
+                 (an unset whose container is missing changes nothing).
+    Returns the tagged document. -#}
+{% macro _mongo_apply_operations(document, operations) -%}
+    {%- set scratch = 'array<' ~ _mongo_container_type() ~ '>' -%}
+    aggregate(
+        flatten(transform({{ operations }}, o -> array(
+            named_struct('step', 1, 'op', o),
+            named_struct('step', 2, 'op', o),
+            named_struct('step', 3, 'op', o)
+        ))),
+        named_struct(
+            'doc', {{ document }},
+            'k', cast(null as {{ scratch }}),
+            'leaf', cast(null as string)
+        ),
+        (acc, s) -> case s.step
+            when 1 then named_struct(
+                'doc', acc.doc,
+                'k', {{ _mongo_containers('acc.doc', 's.op.path') }},
+                'leaf', cast(null as string)
+            )
+            when 2 then named_struct(
+                'doc', acc.doc,
+                'k', acc.k,
+                'leaf', case s.op.op
+                    when 'set' then s.op.value
+                    when 'truncate' then {{ _mongo_let(
+                        _mongo_child('element_at(acc.k, -1)', 'element_at(s.op.path, -1)'),
+                        'w', "coalesce(" ~ _mongo_array_text(
+                            "slice(from_json(w, 'array<string>'), 1, s.op.size)", 't')
+                        ~ ", w)") }}
+                end
+            )
+            else named_struct(
+                'doc', if(
+                    s.op.op = 'unset' and exists(acc.k, y -> y.text is null),
+                    acc.doc,
+                    aggregate(
+                        sequence(size(s.op.path), 1, -1),
+                        acc.leaf,
+                        (v, j) -> {{ _mongo_put('element_at(acc.k, j)',
+                            'element_at(s.op.path, j)', 'v',
+                            "(j = size(s.op.path) and s.op.op = 'unset')") }}
+                    )
+                ),
+                'k', cast(null as {{ scratch }}),
+                'leaf', cast(null as string)
+            )
+        end
+    ).doc
 {%- endmacro %}
 
 {#- A dotted path as tagged components (`tagged`: the path text is itself

@@ -46,78 +46,138 @@
         replayed._id,
         -- document fields, typed
         {%- for column in spec.document_columns %}
-        {{ _mongo_decode('replayed._parsed.`S' ~ column.name ~ '`', column.doc_type, 'c' ~ loop.index) }}
-            as `{{ column.name }}`,
+        {{ _mongo_decode('replayed._parsed.`S' ~ column.name ~ '`', column.doc_type,
+            'c' ~ loop.index) }} as `{{ column.name }}`,
         {%- endfor %}
         -- the whole document, and what the replay could not apply
-        {{ _mongo_compact(_mongo_untag('replayed._state.document')) }} as _document,
-        replayed._state.issue as _cdc_replay_issue,
+        {{ _mongo_compact(_mongo_untag('replayed._document')) }} as _document,
+        replayed._issue as _cdc_replay_issue,
         -- change-data-capture metadata of the newest event
-        if(replayed._state.document is null, 'd', replayed._newest._cdc_op) as _cdc_op,
+        if(replayed._document is null, 'd', replayed._newest._cdc_op) as _cdc_op,
         {%- for name in metadata[1:] %}
         replayed._newest.{{ name }}{{ "," if not loop.last }}
         {%- endfor %}
     from (
         select
-            folded.*,
-            from_json(folded._state.document, '{{ spec.document_parse_type }}') as _parsed
+            applied.*,
+            from_json(applied._document, '{{ spec.document_parse_type }}') as _parsed
         from (
             select
-                batch._id,
-                batch._newest,
-                aggregate(
-                    filter(
-                        batch._changes,
-                        change -> {{ '1 = 1' if watermark is none
-                            else 'merged._cdc_position is null'
-                                ~ ' or change.position > merged._cdc_position' }}
-                    ),
-                    named_struct(
-                        'document', {{ 'cast(null as string)' if watermark is none
-                            else _mongo_tag('merged._document') }},
-                        'issue', {{ 'cast(null as string)' if watermark is none
-                            else 'merged._cdc_replay_issue' }}
-                    ),
-                    (state, change) -> {{ _mongo_fold('state', 'change') | indent(20) }}
-                ) as _state
+                started._id,
+                started._newest,
+                if(
+                    started._start is null,
+                    null,
+                    {{ _mongo_apply_operations('started._start', 'started._operations')
+                        | indent(20) }}
+                ) as _document,
+                coalesce(
+                    started._carried_issue,
+                    case
+                        when started._first_poison is not null
+                            and (started._base is not null or size(started._operations) = 0
+                                or started._first_poison.position
+                                < started._first_patch.position)
+                            then concat('unsupported_patch: ', started._first_poison.detail)
+                        when started._base is null and size(started._operations) > 0
+                            then 'missing_base_document'
+                    end
+                ) as _issue
             from (
                 select
-                    events._id,
-                    sort_array(collect_list(named_struct(
-                        'position', events._cdc_position,
-                        'kind', {{ _mongo_change_kind('events') }},
-                        'document', {{ _mongo_tag(
-                            'coalesce(events.after_document, events.patch)') }},
-                        'operations', {{ _mongo_operations('events') | indent(24) }},
-                        'issue', events._quarantine_detail,
-                        'base', {{ _mongo_filter_base('events.patch_filter') }}
-                    ))) as _changes,
-                    max_by(named_struct(
-                        {%- for name in metadata %}
-                        '{{ name }}', events.{{ name }}{{ "," if not loop.last }}
-                        {%- endfor %}
-                    ), events._cdc_position) as _newest
-                from {{ relation }} as events
-                where
-                    (events._quarantine_reason is null
-                        or events._quarantine_reason = 'unsupported_patch')
-                    and {{ cdc_new_batches_filter('events._landing_batch', watermark) }}
-                group by events._id
-            ) as batch
-            {%- if watermark is not none %}
-            left join {{ this }} as merged on batch._id = merged._id
-            {%- endif %}
-            where
-                {%- if watermark is none %}
-                true
-                {%- else %}
-                merged._cdc_position is null or batch._newest._cdc_position > merged._cdc_position
-                {%- endif %}
-        ) as folded
+                    grouped.*,
+                    coalesce(
+                        grouped._base,
+                        if(size(grouped._operations) > 0,
+                            coalesce(grouped._first_patch.base, '{}'), null)
+                    ) as _start
+                from (
+                    {{ _mongo_grouped_changes(relation, watermark, metadata) | indent(20) }}
+                ) as grouped
+            ) as started
+        ) as applied
     ) as replayed
     {%- if watermark is none %}
-    where replayed._state.document is not null
+    where replayed._document is not null
     {%- endif %}
+{%- endmacro %}
+
+{#- Per `_id`, the events of the batches after `watermark` newer than the
+    stored document: the last full document or delete (the reset: nothing
+    before it matters), the update operations after it in source order, the
+    first patch and the first unsupported patch after it, the stored
+    document and issue (carried when the batch has no reset), and the
+    metadata of the newest event. -#}
+{% macro _mongo_grouped_changes(relation, watermark, metadata) -%}
+    {%- set after_reset = '(changes._reset_position is null'
+        ~ ' or changes._cdc_position > changes._reset_position)' -%}
+    select
+        changes._id,
+        if(
+            max(changes._reset_position) is null,
+            {{ 'cast(null as string)' if watermark is none
+                else _mongo_tag('first(changes._stored_document)') }},
+            max_by(changes._document, changes._cdc_position)
+                filter (where changes._kind in ('full', 'delete'))
+        ) as _base,
+        if(
+            max(changes._reset_position) is null,
+            {{ 'cast(null as string)' if watermark is none
+                else 'first(changes._stored_issue)' }},
+            null
+        ) as _carried_issue,
+        flatten(transform(
+            sort_array(collect_list(named_struct(
+                'position', changes._cdc_position, 'operations', changes._operations
+            )) filter (where changes._kind = 'patch' and {{ after_reset }})),
+            x -> x.operations
+        )) as _operations,
+        min_by(
+            named_struct('position', changes._cdc_position, 'base', changes._filter_base),
+            changes._cdc_position
+        ) filter (where changes._kind = 'patch' and {{ after_reset }}) as _first_patch,
+        min_by(
+            named_struct('position', changes._cdc_position, 'detail', changes._detail),
+            changes._cdc_position
+        ) filter (where changes._kind = 'poison' and {{ after_reset }}) as _first_poison,
+        max_by(named_struct(
+            {%- for name in metadata %}
+            '{{ name }}', changes.{{ name }}{{ "," if not loop.last }}
+            {%- endfor %}
+        ), changes._cdc_position) as _newest
+    from (
+        select
+            kinds.*,
+            max(if(kinds._kind in ('full', 'delete'), kinds._cdc_position, null))
+                over (partition by kinds._id) as _reset_position
+        from (
+            select
+                events.*,
+                {{ _mongo_change_kind('events') }} as _kind,
+                if(events._cdc_op = 'd', null, {{ _mongo_tag(
+                    'coalesce(events.after_document, events.patch)') }}) as _document,
+                {{ _mongo_operations('events') | indent(16) }} as _operations,
+                {{ _mongo_filter_base('events.patch_filter') }} as _filter_base,
+                events._quarantine_detail as _detail
+                {%- if watermark is not none %},
+                merged._document as _stored_document,
+                merged._cdc_replay_issue as _stored_issue
+                {%- endif %}
+            from {{ relation }} as events
+            {%- if watermark is not none %}
+            left join {{ this }} as merged on events._id = merged._id
+            {%- endif %}
+            where
+                (events._quarantine_reason is null
+                    or events._quarantine_reason = 'unsupported_patch')
+                and {{ cdc_new_batches_filter('events._landing_batch', watermark) }}
+                {%- if watermark is not none %}
+                and (merged._cdc_position is null
+                    or events._cdc_position > merged._cdc_position)
+                {%- endif %}
+        ) as kinds
+    ) as changes
+    group by changes._id
 {%- endmacro %}
 
 {#- full (the event carries the whole document), patch, delete, or poison
@@ -174,29 +234,6 @@
                     'value', x.value, 'size', cast(null as int))),
                 cast(array() as {{ op_type }}))
         )
-    end
-{%- endmacro %}
-
-{#- One step of the replay: the state (tagged document, issue) after
-    `change`. -#}
-{% macro _mongo_fold(state, change) -%}
-    case {{ change }}.kind
-        when 'full' then named_struct(
-            'document', {{ change }}.document, 'issue', cast(null as string))
-        when 'delete' then named_struct(
-            'document', cast(null as string), 'issue', cast(null as string))
-        when 'poison' then named_struct(
-            'document', {{ state }}.document,
-            'issue', coalesce({{ state }}.issue,
-                concat('unsupported_patch: ', {{ change }}.issue)))
-        else named_struct(
-            'document', aggregate(
-                {{ change }}.operations,
-                coalesce({{ state }}.document, {{ change }}.base, '{}'),
-                (doc, operation) -> {{ _mongo_apply('doc', 'operation', 'f') | indent(16) }}
-            ),
-            'issue', coalesce({{ state }}.issue,
-                if({{ state }}.document is null, 'missing_base_document', null)))
     end
 {%- endmacro %}
 

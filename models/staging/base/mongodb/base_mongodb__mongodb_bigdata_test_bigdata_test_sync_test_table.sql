@@ -5,7 +5,10 @@
 with
 
 landed as (
-    select * from {{ source('mongodb_landing', 'mongodb_bigdata_test_bigdata_test_sync_test_table') }}
+    select * from {{ source(
+        'mongodb_landing',
+        'mongodb_bigdata_test_bigdata_test_sync_test_table'
+    ) }}
 ),
 
 final as (
