@@ -33,34 +33,7 @@
         {{ cdc_decode_column(raw, column) }} as `{{ column.name }}`,
         {%- endif %}
         {%- endfor %}
-        -- change-data-capture metadata
-        events._event.op as _cdc_op,
-        {{ cdc_source_position(spec, 'events._event.source', 'events.kafka_offset') }}
-            as _cdc_position,
-        coalesce(
-            {{ _cdc_present(spec.source_fields, 'snapshot', 'events._event.source', 'string') }},
-            'false'
-        ) != 'false' as _cdc_is_snapshot,
-        timestamp_millis(cast(
-            {{ _cdc_present(spec.source_fields, 'ts_ms', 'events._event.source', 'string') }}
-            as bigint)) as _cdc_source_committed_at,
-        timestamp_millis(cast(
-            {{ _cdc_present(spec.envelope_fields, 'ts_ms', 'events._event', 'string') }}
-            as bigint)) as _cdc_processed_at,
-        {{ _cdc_present(spec.envelope_fields, 'transaction', 'events._event', 'string', '.id') }}
-            as _cdc_transaction_id,
-        cast({{ _cdc_present(spec.envelope_fields, 'transaction', 'events._event', 'string',
-            '.total_order') }} as bigint) as _cdc_transaction_total_order,
-        cast({{ _cdc_present(spec.envelope_fields, 'transaction', 'events._event', 'string',
-            '.data_collection_order') }} as bigint) as _cdc_transaction_collection_order,
-        {%- for name in spec.source_fields %}
-        cast(events._event.source.`{{ name }}`
-            as {{ (spec.source_types or {}).get(name, 'string') }})
-            as {{ cdc_source_column_name(name) }},
-        {%- endfor %}
-        {%- for name in cdc_extra_fields(spec) %}
-        {{ _cdc_extra_expr(name, 'events._event') }} as {{ cdc_extra_column_name(name) }},
-        {%- endfor %}
+        {{ _cdc_change_metadata_columns(spec, 'events') | indent(4) }},
         {{ _cdc_landing_columns('events') | indent(4) }}
     from (
         select

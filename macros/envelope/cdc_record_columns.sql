@@ -30,6 +30,43 @@
     when {{ record }}._message._unparsed is not null then 'type_mismatch'
 {%- endmacro %}
 
+{#- The change-data-capture metadata columns of a change-event base model
+    (any connector), from the parsed envelope `record._event` and the
+    landed `record.kafka_offset`: op, source position, snapshot flag, commit
+    and processing times, transaction block, the source block's fields and
+    the connector's extra envelope fields (spec.envelope_fields says which
+    exist; an absent one is a typed null). -#}
+{% macro _cdc_change_metadata_columns(spec, record) -%}
+    {%- set event = record ~ '._event' -%}
+    -- change-data-capture metadata
+    {{ event }}.op as _cdc_op,
+    {{ cdc_source_position(spec, event ~ '.source', record ~ '.kafka_offset') }} as _cdc_position,
+    coalesce(
+        {{ _cdc_present(spec.source_fields, 'snapshot', event ~ '.source', 'string') }},
+        'false'
+    ) != 'false' as _cdc_is_snapshot,
+    timestamp_millis(cast(
+        {{ _cdc_present(spec.source_fields, 'ts_ms', event ~ '.source', 'string') }}
+        as bigint)) as _cdc_source_committed_at,
+    timestamp_millis(cast(
+        {{ _cdc_present(spec.envelope_fields, 'ts_ms', event, 'string') }}
+        as bigint)) as _cdc_processed_at,
+    {{ _cdc_present(spec.envelope_fields, 'transaction', event, 'string', '.id') }}
+        as _cdc_transaction_id,
+    cast({{ _cdc_present(spec.envelope_fields, 'transaction', event, 'string',
+        '.total_order') }} as bigint) as _cdc_transaction_total_order,
+    cast({{ _cdc_present(spec.envelope_fields, 'transaction', event, 'string',
+        '.data_collection_order') }} as bigint) as _cdc_transaction_collection_order
+    {%- for name in spec.source_fields %},
+    cast({{ event }}.source.`{{ name }}`
+        as {{ (spec.source_types or {}).get(name, 'string') }})
+        as {{ cdc_source_column_name(name) }}
+    {%- endfor %}
+    {%- for name in cdc_extra_fields(spec) %},
+    {{ _cdc_extra_expr(name, event) }} as {{ cdc_extra_column_name(name) }}
+    {%- endfor %}
+{%- endmacro %}
+
 {#- The Kafka and landing coordinates and the quarantine verdict of a base
     model, from the raw landing columns of `record` (with its computed
     `_quarantine_reason` and `_quarantine_detail`). -#}

@@ -40,3 +40,11 @@ def spark() -> Iterator[Any]:
         session.stop()
     finally:
         os.chdir(previous)
+
+
+@pytest.fixture(scope="session")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    """The end-to-end run every Spark test module shares (built once)."""
+    from e2e_harness import build_runs
+
+    return build_runs(tmp_path_factory.mktemp("landing"))

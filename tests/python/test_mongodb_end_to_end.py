@@ -3,7 +3,7 @@ batches (the first lines, then all), replayed into current state and
 checked against the Python reference model (mongo_reference.py), the seed
 documents' examples and the corpus projects' expected results.
 
-Shares the warehouse and the three dbt invocations of test_end_to_end.py
+Shares the warehouse and the three dbt invocations of e2e_harness.py
 (its session-scoped `runs` fixture).
 """
 
@@ -17,11 +17,10 @@ from typing import Any
 
 import pytest
 from conftest import SAMPLE_LANDING
+from e2e_harness import MONGO_FIRST_LINES, MONGO_TOPICS, mongo_tables
 from mongo_reference import loads, read_topic, replay
-from test_end_to_end import MONGO_FIRST_LINES, MONGO_TOPICS, mongo_tables, runs
 
 pytestmark = pytest.mark.spark
-__all__ = ["runs"]  # the shared fixture
 
 EXPECTED = Path(__file__).parent / "fixtures" / "expected"
 MONGO2 = "mongo2.shop.customers"
@@ -245,6 +244,10 @@ def test_risingwave_customers_match_risingwave_expected(runs: dict[str, Any]) ->
 def test_rerun_with_nothing_new_changes_nothing(runs: dict[str, Any]) -> None:
     for topic in MONGO_TOPICS:
         table = mongo_tables(topic)["current"]
-        second = sorted(json.dumps(r, sort_keys=True) for r in runs["second"][table]["rows"])
-        third = sorted(json.dumps(r, sort_keys=True) for r in runs["third"][table]["rows"])
+        second = sorted(
+            json.dumps(r, sort_keys=True, default=str) for r in runs["second"][table]["rows"]
+        )
+        third = sorted(
+            json.dumps(r, sort_keys=True, default=str) for r in runs["third"][table]["rows"]
+        )
         assert second == third, topic

@@ -37,27 +37,7 @@
                 'field', truncated.field, 'size', cast(truncated.size as int)
             )
         ) as truncated_arrays,
-        -- change-data-capture metadata
-        events._event.op as _cdc_op,
-        {{ cdc_source_position(spec, 'events._event.source', 'events.kafka_offset') }}
-            as _cdc_position,
-        coalesce(
-            {{ _cdc_present(spec.source_fields, 'snapshot', 'events._event.source', 'string') }},
-            'false'
-        ) != 'false' as _cdc_is_snapshot,
-        timestamp_millis(cast(
-            {{ _cdc_present(spec.source_fields, 'ts_ms', 'events._event.source', 'string') }}
-            as bigint)) as _cdc_source_committed_at,
-        timestamp_millis(cast(events._event.ts_ms as bigint)) as _cdc_processed_at,
-        events._event.transaction.id as _cdc_transaction_id,
-        cast(events._event.transaction.total_order as bigint) as _cdc_transaction_total_order,
-        cast(events._event.transaction.data_collection_order as bigint)
-            as _cdc_transaction_collection_order,
-        {%- for name in spec.source_fields %}
-        cast(events._event.source.`{{ name }}`
-            as {{ (spec.source_types or {}).get(name, 'string') }})
-            as {{ cdc_source_column_name(name) }},
-        {%- endfor %}
+        {{ _cdc_change_metadata_columns(spec, 'events') | indent(4) }},
         {{ _cdc_landing_columns('events') | indent(4) }}
     from (
         select

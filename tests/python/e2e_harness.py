@@ -1,0 +1,227 @@
+"""The shared end-to-end run: one warehouse (under .state/pytest) built in
+three invocations, a first build on part of the sample landing, an
+incremental build after landing all of it, and a re-run with nothing new.
+Results are read by `python -m python_helpers export` in its own process,
+so dbt and the tests never hold the embedded metastore at the same time.
+
+conftest.py turns `build_runs` into the session-scoped `runs` fixture, so
+every test module that checks these tables shares one run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from conftest import ORDERS_TOPIC, PRODUCTS_TOPIC, PROJECT, SAMPLE_LANDING
+
+STATE = PROJECT / ".state" / "pytest"
+FULL_TESTS = ("--vars", "{cdc_test_scope: all}")  # dbt tests check every row
+PRODUCTS_FILE = SAMPLE_LANDING / PRODUCTS_TOPIC / "flink-pg-products-schema-include.jsonl"
+ORDERS_FILE = SAMPLE_LANDING / ORDERS_TOPIC / "orders-kcat.jsonl"
+FLINK_EXPECTED = (
+    Path(__file__).parent
+    / "fixtures"
+    / "expected"
+    / ("flink-pg-products-schema-include.expected.txt")
+)
+CHBENCH_EXPECTED = (
+    Path(__file__).parent / "fixtures" / "expected" / ("rw-chbench-FINAL_STATE_COUNTS.txt")
+)
+# CH-benCHmark topics (real RisingWave corpus): table -> primary key
+CHBENCH = {
+    "customer": ("c_id", "c_d_id", "c_w_id"),
+    "district": ("d_id", "d_w_id"),
+    "neworder": ("no_o_id", "no_d_id", "no_w_id"),
+    "warehouse": ("w_id",),
+}
+DOCS_TOPIC = "PostgreSQL_server.public.customers"
+DOCS_FILE = SAMPLE_LANDING / DOCS_TOPIC / "docs-customers-kcat.jsonl"
+DOCS = "cdc_current.postgres__public_customers"
+STG_DOCS = "cdc_staging.stg_postgres__public_customers"
+QUARANTINE_DOCS = "cdc_staging.stg_postgres__public_customers__quarantine"
+COUPONS_FILE = SAMPLE_LANDING / "shop.public.coupons" / "coupons-kcat.jsonl"
+COUPONS = "cdc_current.postgres__public_coupons"
+PRODUCTS = "cdc_current.postgres__inventory_products"
+ORDERS = "cdc_current.postgres__public_orders"
+STG_ORDERS = "cdc_staging.stg_postgres__public_orders"
+QUARANTINE_ORDERS = "cdc_staging.stg_postgres__public_orders__quarantine"
+STG_PRODUCTS = "cdc_staging.stg_postgres__inventory_products"
+QUARANTINE_PRODUCTS = "cdc_staging.stg_postgres__inventory_products__quarantine"
+RAW_ORDERS = "cdc_landing.shop_public_orders"
+RAW_PRODUCTS = "cdc_landing.fullfillment_inventory_products"
+CHBENCH_TABLES = {name: f"cdc_current.postgres__tpcch_{name}" for name in CHBENCH}
+# SQL Server, MySQL and Huawei CDL topics (model names follow the topic)
+SQLSERVER_TOPIC = "server1.testDB.dbo.customers"
+SQLSERVER_FILE = SAMPLE_LANDING / SQLSERVER_TOPIC / "sqlserver-docs-customers-kcat.jsonl"
+SQLSERVER = "cdc_current.sqlserver__server1_testdb_dbo_customers"
+STG_SQLSERVER = "cdc_staging.stg_sqlserver__server1_testdb_dbo_customers"
+QUARANTINE_SQLSERVER = "cdc_staging.stg_sqlserver__server1_testdb_dbo_customers__quarantine"
+MYSQL_FILE = SAMPLE_LANDING / "dbserver1.inventory.customers" / "rw-mysql-customers-schema.jsonl"
+MYSQL_EXPECTED = (
+    Path(__file__).parent / "fixtures" / "expected" / ("rw-mysql-customers-schema.expected.txt")
+)
+MYSQL = "cdc_current.mysql__dbserver1_inventory_customers"
+MYSQL_NOSCHEMA = "cdc_current.mysql__noschema_inventory_customers"
+ACCOUNTS_FILE = SAMPLE_LANDING / "shopdb.shop.accounts" / "accounts-kcat.jsonl"
+ACCOUNTS = "cdc_current.mysql__shopdb_shop_accounts"
+CDL_V1_FILE = SAMPLE_LANDING / "cdl_json.public.ct_pg2hudi" / "cdl-json-1.0.jsonl"
+CDL_V2_FILE = SAMPLE_LANDING / "cdl_debezium.public.ct_pg2hudi" / "cdl-debezium-2.0.jsonl"
+CDL_V1 = "cdc_current.cdl__cdl_json_public_ct_pg2hudi"
+CDL_V2 = "cdc_current.cdl__cdl_debezium_public_ct_pg2hudi"
+STG_CDL_V1 = "cdc_staging.stg_cdl__cdl_json_public_ct_pg2hudi"
+STG_CDL_V2 = "cdc_staging.stg_cdl__cdl_debezium_public_ct_pg2hudi"
+QUARANTINE_CDL_V1 = "cdc_staging.stg_cdl__cdl_json_public_ct_pg2hudi__quarantine"
+HEARTBEATS_CDL_V1 = "cdc_staging.stg_cdl__cdl_json_public_ct_pg2hudi__heartbeats"
+RAW_CDL_V1 = "cdc_landing.cdl_json_public_ct_pg2hudi"
+TRANSACTIONS = "cdc_current.debezium__server1_transaction"
+TRANSACTIONS_FILE = (
+    SAMPLE_LANDING / "server1.transaction" / "sqlserver-docs-transactions-kcat.jsonl"
+)
+RW_TRANSACTIONS = "cdc_current.debezium__rw_cdc_1001_transaction"
+STG_TABLEA = "cdc_staging.stg_sqlserver__server1_testdb_dbo_tablea"
+SCHEMA_HISTORY = "cdc_current.sqlserver__server1_schema_changes"
+RW_SCHEMA_HISTORY = "cdc_current.mysql__rw_cdc_0_schema_changes"
+SEATUNNEL = "cdc_current.mysql__seatunnel_all_types"
+QUARANTINE_SEATUNNEL = "cdc_staging.stg_mysql__seatunnel_all_types__quarantine"
+RAW_SEATUNNEL = "cdc_landing.mysql_cdc_1_mysql_cdc_mysql_cdc_e2e_source_table"
+# MongoDB topics (tests in test_mongodb_end_to_end.py)
+MONGO_TOPICS = {
+    "mongo2.shop.customers": "mongo-2x-kcat.jsonl",
+    "fullfillment1.inventory.inventory": "mongo-1x.jsonl",
+    "mongodb_bigdata_test.bigdata_test.sync_test_table": "paimon-bson-events-kcat.jsonl",
+    "rw_mongo.inventory.customers": None,
+}
+MONGO_FIRST_LINES = {
+    "mongo2.shop.customers": 5,
+    "fullfillment1.inventory.inventory": 6,
+    "mongodb_bigdata_test.bigdata_test.sync_test_table": 3,
+}
+
+
+def mongo_tables(topic: str) -> dict[str, str]:
+    """The current-state, staging and quarantine tables of a MongoDB topic."""
+    entity = topic.replace(".", "_").lower()
+    return {
+        "current": f"cdc_current.mongodb__{entity}",
+        "staging": f"cdc_staging.stg_mongodb__{entity}",
+        "quarantine": f"cdc_staging.stg_mongodb__{entity}__quarantine",
+    }
+
+
+CONNECTOR_TABLES = [
+    *(table for topic in MONGO_TOPICS for table in mongo_tables(topic).values()),
+    SEATUNNEL,
+    QUARANTINE_SEATUNNEL,
+    RAW_SEATUNNEL,
+    TRANSACTIONS,
+    RW_TRANSACTIONS,
+    STG_TABLEA,
+    SCHEMA_HISTORY,
+    RW_SCHEMA_HISTORY,
+    SQLSERVER,
+    STG_SQLSERVER,
+    QUARANTINE_SQLSERVER,
+    MYSQL,
+    MYSQL_NOSCHEMA,
+    ACCOUNTS,
+    CDL_V1,
+    CDL_V2,
+    STG_CDL_V1,
+    STG_CDL_V2,
+    QUARANTINE_CDL_V1,
+    HEARTBEATS_CDL_V1,
+    RAW_CDL_V1,
+]
+ALL_TABLES = [
+    *CONNECTOR_TABLES,
+    COUPONS,
+    DOCS,
+    STG_DOCS,
+    QUARANTINE_DOCS,
+    *CHBENCH_TABLES.values(),
+    PRODUCTS,
+    ORDERS,
+    STG_ORDERS,
+    QUARANTINE_ORDERS,
+    STG_PRODUCTS,
+    QUARANTINE_PRODUCTS,
+    RAW_ORDERS,
+    RAW_PRODUCTS,
+]
+
+
+def _env() -> dict[str, str]:
+    return os.environ | {"CDC_STATE_DIR": str(STATE), "DBT_PROFILES_DIR": "profiles"}
+
+
+def _run(*args: str) -> str:
+    done = subprocess.run(args, cwd=PROJECT, env=_env(), capture_output=True, text=True)
+    if done.returncode != 0:
+        raise AssertionError(
+            f"{' '.join(args)} failed:\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
+        )
+    return done.stdout
+
+
+def _helpers(*args: str) -> str:
+    return _run(sys.executable, "-m", "python_helpers", *args)
+
+
+def _dbt(*args: str) -> str:
+    return _run(str(Path(sys.executable).parent / "dbt"), *args)
+
+
+def _export() -> dict[str, Any]:
+    loaded = json.loads(_helpers("export", *ALL_TABLES).splitlines()[-1])
+    return {
+        table: {
+            "types": data["types"],
+            "rows": [json.loads(r, parse_float=Decimal) for r in data["rows"]],
+        }
+        for table, data in loaded.items()
+    }
+
+
+def _partial_landing(root: Path) -> Path:
+    """The first 9 product events (the snapshot), 5 order records, the
+    first 100 lines of two CH-benCHmark topics, and the first lines of a
+    SQL Server, a MySQL, a CDL, a transaction and three MongoDB topics."""
+    landing = root / "partial"
+    parts = [(PRODUCTS_FILE, 9), (ORDERS_FILE, 5), (DOCS_FILE, 2), (COUPONS_FILE, 4)]
+    # later events of these arrive in the second batch: a newer position must
+    # survive an older event merged after it, a BEGIN must meet its END
+    parts += [(SQLSERVER_FILE, 9), (ACCOUNTS_FILE, 4), (CDL_V1_FILE, 3), (TRANSACTIONS_FILE, 1)]
+    for topic, lines in MONGO_FIRST_LINES.items():
+        parts.append((SAMPLE_LANDING / topic / str(MONGO_TOPICS[topic]), lines))
+    for name in ("neworder", "customer"):
+        parts.append((SAMPLE_LANDING / f"postgres.tpcch.{name}" / f"{name}.jsonl", 100))
+    for source, lines in parts:
+        target = landing / source.parent.name / source.name
+        target.parent.mkdir(parents=True)
+        kept = source.read_text(encoding="utf-8").splitlines()[:lines]
+        target.write_text("\n".join(kept) + "\n", encoding="utf-8")
+        config = source.parent / "topic.yml"
+        if config.exists():
+            shutil.copy(config, target.parent / "topic.yml")
+    return landing
+
+
+def build_runs(scratch: Path) -> dict[str, dict[str, Any]]:
+    """Run the three invocations and export every table after each."""
+    shutil.rmtree(STATE, ignore_errors=True)
+    _helpers("jars")
+    partial = _partial_landing(scratch)
+    _helpers("run", "--landing", str(partial), "--", "build", *FULL_TESTS)
+    first = _export()
+    _helpers("run", "--landing", str(SAMPLE_LANDING), "--", "build", *FULL_TESTS)
+    second = _export()
+    _dbt("run")
+    third = _export()
+    return {"first": first, "second": second, "third": third}
