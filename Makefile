@@ -59,7 +59,7 @@ bench: setup $(BENCH_STAMP)
 ## make bench-mongodb [N=100000]: the MongoDB patch replay on a generated
 ## 2.x topic: full build, a 1 % batch on the stored state, nothing new
 bench-mongodb: setup $(BENCH_STAMP)
-	$(PY) -m bench.mongodb --events $(N)
+	$(PY) -m bench.mongodb --events $(if $(filter command line,$(origin N)),$(N),100000)
 
 docs: setup
 	$(DBT) docs generate

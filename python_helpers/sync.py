@@ -172,9 +172,17 @@ class ScanState:
         }
 
 
-def collect_topic(topic_dir: Path, state: ScanState) -> tuple[TopicSchemas, bool, int]:
-    """Scan what is new in one topic folder: (schemas, anything new, bytes)."""
-    collected = TopicSchemas(topic_dir.name, seen=set(state.seen.get(topic_dir.name, ())))
+def collect_topic(
+    topic_dir: Path, state: ScanState, known: TopicSpec | None = None
+) -> tuple[TopicSchemas, bool, int]:
+    """Scan what is new in one topic folder: (schemas, anything new, bytes).
+    A MongoDB topic's new events are read against the document type already
+    ``known`` (an update's `tags.0` addresses an item of a known array)."""
+    collected = TopicSchemas(
+        topic_dir.name,
+        seen=set(state.seen.get(topic_dir.name, ())),
+        document=known.document if known is not None else None,
+    )
     new = False
     scanned = 0
     for item in topic_files(topic_dir):
@@ -270,7 +278,7 @@ def sync(
     dirs.sort(key=lambda d: bool(configs[d.name].get("schema_from")))
     for topic_dir in dirs:
         started = time.monotonic()
-        collected, new, scanned = collect_topic(topic_dir, state)
+        collected, new, scanned = collect_topic(topic_dir, state, specs.get(topic_dir.name))
         result.bytes_scanned += scanned
         if not new and topic_dir.name in specs:
             result.files_unchanged += 1

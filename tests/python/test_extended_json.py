@@ -121,3 +121,30 @@ def test_sync_scaffolds_mongodb_topics_with_or_without_schema_blocks(tmp_path: P
     )
     again = sync(tmp_path, landing, state_dir=tmp_path / "state")
     assert not again.scaffolded and not again.generated_changed
+
+
+def _change_stream_line(ord_: int, after: dict[str, Any] | None, updated: dict[str, Any]) -> str:
+    value = {
+        "after": json.dumps(after) if after else None,
+        "updateDescription": None if after else {"updatedFields": json.dumps(updated)},
+        "source": {"connector": "mongodb", "db": "d", "collection": "c", "ord": ord_, "ts_ms": 1},
+        "op": "r" if after else "u",
+    }
+    return json.dumps(value)
+
+
+def test_incremental_sync_reads_item_paths_against_the_known_type(tmp_path: Path) -> None:
+    """A later batch of `tags.0` updates alone must not turn a known array
+    into JSON text (found by the benchmark's 1 % batch)."""
+    topic = tmp_path / "landing" / "m.d.c"
+    topic.mkdir(parents=True)
+    first = [_change_stream_line(1, {"_id": 1, "tags": ["a"], "n": {"x": 1}}, {})]
+    (topic / "a.jsonl").write_text("\n".join(first) + "\n")
+    state = tmp_path / "state"
+    before = sync(tmp_path, tmp_path / "landing", state_dir=state).specs["m.d.c"].document
+    later = [_change_stream_line(2, None, {"tags.0": "b", "n.x": 2})]
+    (topic / "b.jsonl").write_text("\n".join(later) + "\n")
+    after = sync(tmp_path, tmp_path / "landing", state_dir=state).specs["m.d.c"].document
+    assert before is not None and after is not None
+    assert after.to_json() == before.to_json()
+    assert dict(after.fields)["tags"].spark_type() == "array<string>"
