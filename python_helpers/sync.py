@@ -38,6 +38,7 @@ from python_helpers.metadata_topics import CHANGES, METADATA_CONNECTOR, metadata
 from python_helpers.mongodb import KEY_FIELD, MONGODB, envelope_schema
 from python_helpers.project_check import check_project
 from python_helpers.scaffold import scaffold_all
+from python_helpers.spark_types import check_decodable
 from python_helpers.topic_schema import TopicSchemas, scan_file
 
 STATE_FILE = "sync-state.json"
@@ -306,7 +307,7 @@ def sync(
             continue
         try:
             if spec.kind == CHANGES and spec.connector != MONGODB:
-                row_schema(spec.value_schema)
+                check_decodable(spec.topic, row_schema(spec.value_schema))
         except SpecError as error:
             result.skipped[spec.topic] = str(error)
             continue

@@ -250,14 +250,14 @@ topics:
       connect_type: int32, not null
     - name: time1
       raw_type: string
-      type: string
-      decoder: none
+      type: timestamp
+      decoder: iso_timestamp
       optional: true
       connect_type: string (com.xxx.cdc.data.timestamp)
     - name: decimalNum
       raw_type: string
-      type: string
-      decoder: none
+      type: decimal(38,18)
+      decoder: text_decimal
       optional: true
       connect_type: string (com.xxx.cdc.data.Decimal)
     value_schema: '{"fields":[{"field":"before","fields":[{"field":"count1","optional":true,"type":"int64"},{"field":"id","optional":false,"type":"int32"},{"field":"time1","name":"com.xxx.cdc.data.timestamp","optional":true,"type":"string"},{"field":"decimalNum","name":"com.xxx.cdc.data.Decimal","optional":true,"type":"string"}],"name":"before","optional":true,"type":"struct"},{"field":"after","fields":[{"field":"count1","optional":true,"type":"int64"},{"field":"id","optional":false,"type":"int32"},{"field":"time1","name":"com.xxx.cdc.data.timestamp","optional":true,"type":"string"},{"field":"decimalNum","name":"com.xxx.cdc.data.Decimal","optional":true,"type":"string"}],"name":"data","optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":false,"type":"string"},{"field":"connector","optional":false,"type":"string"},{"field":"name","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"snapshot","name":"io.debezium.data.Enum","optional":true,"parameters":{"allowed":"true,last,false"},"type":"string","version":1},{"field":"db","optional":false,"type":"string"},{"field":"schema","optional":false,"type":"string"},{"field":"table","optional":false,"type":"string"},{"field":"txId","optional":true,"type":"int64"},{"field":"lsn","optional":true,"type":"int64"}],"name":"io.debezium.connector.postgresql.Source","optional":false,"type":"struct"},{"field":"op","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"message_version","optional":false,"type":"string"},{"field":"message_type","optional":false,"type":"string"},{"field":"LOB_COLUMNS","optional":true,"type":"string"},{"field":"unique","fields":[{"field":"id","optional":false,"type":"int32"}],"name":"unique","optional":true,"type":"struct"}],"name":"public.ct_pg2hudi","optional":false,"type":"struct"}'
@@ -335,8 +335,8 @@ topics:
       connect_type: int64 (org.apache.kafka.connect.data.Timestamp)
     - name: decimalNum
       raw_type: string
-      type: string
-      decoder: none
+      type: decimal(38,18)
+      decoder: text_decimal
       optional: true
       connect_type: string (com.xxx.cdc.data.Decimal)
     value_schema: '{"fields":[{"field":"DATA_STORE","optional":false,"type":"string"},{"field":"SEG_OWNER","optional":false,"type":"string"},{"field":"TABLE_NAME","optional":false,"type":"string"},{"field":"TIMESTAMP","name":"org.apache.kafka.connect.data.Timestamp","optional":false,"type":"int64","version":1},{"field":"OPERATION","optional":false,"type":"string"},{"field":"LOB_COLUMNS","optional":true,"type":"string"},{"field":"transaction","fields":[{"field":"properties","items":{"fields":[{"field":"name","optional":false,"type":"string"},{"field":"value","optional":false,"type":"int64"}],"optional":false,"type":"struct"},"optional":false,"type":"array"}],"name":"transaction","optional":false,"type":"struct"},{"field":"unique","fields":[{"field":"id","optional":false,"type":"int32"}],"name":"unique","optional":true,"type":"struct"},{"field":"data","fields":[{"field":"count1","optional":true,"type":"int64"},{"field":"id","optional":false,"type":"int32"},{"field":"time1","name":"org.apache.kafka.connect.data.Timestamp","optional":true,"type":"int64","version":1},{"field":"decimalNum","name":"com.xxx.cdc.data.Decimal","optional":true,"type":"string"}],"name":"data","optional":true,"type":"struct"},{"field":"before","fields":[{"field":"count1","optional":true,"type":"int64"},{"field":"id","optional":false,"type":"int32"},{"field":"time1","name":"org.apache.kafka.connect.data.Timestamp","optional":true,"type":"int64","version":1},{"field":"decimalNum","name":"com.xxx.cdc.data.Decimal","optional":true,"type":"string"}],"name":"before","optional":true,"type":"struct"},{"field":"message_version","optional":false,"type":"string"},{"field":"message_type","optional":false,"type":"string"},{"field":"HEARTBEAT_IDENTIFIER","optional":true,"type":"string"}],"name":"public.ct_pg2hudi","optional":false,"type":"struct"}'
@@ -2572,6 +2572,513 @@ topics:
       connect_type: int64, not null
     value_schema: '{"fields":[{"field":"before","fields":[{"field":"account_id","optional":false,"type":"int32"},{"field":"owner","optional":false,"type":"string"},{"field":"balance","optional":false,"type":"int64"}],"name":"shopdb.shop.accounts.Value","optional":true,"type":"struct"},{"field":"after","fields":[{"field":"account_id","optional":false,"type":"int32"},{"field":"owner","optional":false,"type":"string"},{"field":"balance","optional":false,"type":"int64"}],"name":"shopdb.shop.accounts.Value","optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":false,"type":"string"},{"field":"connector","optional":false,"type":"string"},{"field":"name","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"snapshot","name":"io.debezium.data.Enum","optional":true,"parameters":{"allowed":"true,last,false,incremental"},"type":"string","version":1},{"field":"db","optional":false,"type":"string"},{"field":"table","optional":true,"type":"string"},{"field":"server_id","optional":false,"type":"int64"},{"field":"gtid","optional":true,"type":"string"},{"field":"file","optional":false,"type":"string"},{"field":"pos","optional":false,"type":"int64"},{"field":"row","optional":false,"type":"int32"},{"field":"thread","optional":true,"type":"int64"}],"name":"io.debezium.connector.mysql.Source","optional":false,"type":"struct"},{"field":"op","optional":false,"type":"string"},{"field":"ts_ms","optional":true,"type":"int64"}],"name":"shopdb.shop.accounts.Envelope","optional":false,"type":"struct"}'
     key_schema: '{"fields":[{"field":"account_id","optional":false,"type":"int32"}],"name":"shopdb.shop.accounts.Key","optional":false,"type":"struct"}'
+  typesdemo.public.all_types:
+    connector: postgresql
+    envelope: debezium
+    source_table: public_all_types
+    primary_key:
+    - id
+    value_type: 'struct<`before`: struct<`id`: int, `c_int8`: tinyint, `c_int16`: smallint, `c_int32`:
+      int, `c_int64`: bigint, `c_float32`: float, `c_float64`: double, `c_boolean`: boolean, `c_string`:
+      string, `c_bytes`: string, `c_default`: int, `c_array`: array<int>, `c_map`: map<string, bigint>,
+      `c_map_int_keys`: array<array<string>>, `c_struct`: struct<`a`: int, `b`: string>, `c_decimal`:
+      string, `c_decimal_no_precision`: string, `c_connect_date`: int, `c_connect_time`: int, `c_connect_timestamp`:
+      bigint, `c_date`: int, `c_date_neg_infinity`: int, `c_time`: int, `c_micro_time`: bigint, `c_nano_time`:
+      bigint, `c_timestamp`: bigint, `c_micro_timestamp`: bigint, `c_nano_timestamp`: bigint, `c_zoned_timestamp`:
+      string, `c_zoned_timestamp_z`: string, `c_zoned_time`: string, `c_iso_date`: string, `c_iso_time`:
+      string, `c_iso_timestamp`: string, `c_year`: int, `c_micro_duration`: bigint, `c_nano_duration`:
+      bigint, `c_interval`: string, `c_variable_decimal`: struct<`scale`: int, `value`: string>, `c_json`:
+      string, `c_xml`: string, `c_uuid`: string, `c_enum`: string, `c_enum_set`: string, `c_bits`: string,
+      `c_ltree`: string, `c_point`: struct<`x`: double, `y`: double, `wkb`: string, `srid`: int>, `c_geometry`:
+      struct<`wkb`: string, `srid`: int>, `c_geography`: struct<`wkb`: string, `srid`: int>, `c_decimal_as_double`:
+      double, `c_decimal_as_string`: string, `c_binary_as_hex`: string, `c_cdl_decimal`: string, `c_cdl_timestamp`:
+      string, `c_nested`: array<struct<`amount`: string, `at`: bigint, `days`: array<int>>>, `c_map_of_decimals`:
+      map<string, string>, `c_map_date_keys`: array<array<string>>>, `after`: struct<`id`: int, `c_int8`:
+      tinyint, `c_int16`: smallint, `c_int32`: int, `c_int64`: bigint, `c_float32`: float, `c_float64`:
+      double, `c_boolean`: boolean, `c_string`: string, `c_bytes`: string, `c_default`: int, `c_array`:
+      array<int>, `c_map`: map<string, bigint>, `c_map_int_keys`: array<array<string>>, `c_struct`: struct<`a`:
+      int, `b`: string>, `c_decimal`: string, `c_decimal_no_precision`: string, `c_connect_date`: int,
+      `c_connect_time`: int, `c_connect_timestamp`: bigint, `c_date`: int, `c_date_neg_infinity`: int,
+      `c_time`: int, `c_micro_time`: bigint, `c_nano_time`: bigint, `c_timestamp`: bigint, `c_micro_timestamp`:
+      bigint, `c_nano_timestamp`: bigint, `c_zoned_timestamp`: string, `c_zoned_timestamp_z`: string,
+      `c_zoned_time`: string, `c_iso_date`: string, `c_iso_time`: string, `c_iso_timestamp`: string, `c_year`:
+      int, `c_micro_duration`: bigint, `c_nano_duration`: bigint, `c_interval`: string, `c_variable_decimal`:
+      struct<`scale`: int, `value`: string>, `c_json`: string, `c_xml`: string, `c_uuid`: string, `c_enum`:
+      string, `c_enum_set`: string, `c_bits`: string, `c_ltree`: string, `c_point`: struct<`x`: double,
+      `y`: double, `wkb`: string, `srid`: int>, `c_geometry`: struct<`wkb`: string, `srid`: int>, `c_geography`:
+      struct<`wkb`: string, `srid`: int>, `c_decimal_as_double`: double, `c_decimal_as_string`: string,
+      `c_binary_as_hex`: string, `c_cdl_decimal`: string, `c_cdl_timestamp`: string, `c_nested`: array<struct<`amount`:
+      string, `at`: bigint, `days`: array<int>>>, `c_map_of_decimals`: map<string, string>, `c_map_date_keys`:
+      array<array<string>>>, `source`: struct<`version`: string, `connector`: string, `name`: string,
+      `ts_ms`: string, `snapshot`: string, `db`: string, `schema`: string, `table`: string, `txId`: string,
+      `lsn`: string>, `op`: string, `ts_ms`: string>'
+    key_type: 'struct<`id`: int>'
+    key_fields:
+    - id
+    parse_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    envelope_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    source_fields:
+    - version
+    - connector
+    - name
+    - ts_ms
+    - snapshot
+    - db
+    - schema
+    - table
+    - txId
+    - lsn
+    source_types:
+      version: string
+      connector: string
+      name: string
+      ts_ms: bigint
+      snapshot: string
+      db: string
+      schema: string
+      table: string
+      txId: bigint
+      lsn: bigint
+    columns:
+    - name: id
+      raw_type: int
+      type: int
+      decoder: none
+      optional: false
+      connect_type: int32, not null
+    - name: c_int8
+      raw_type: tinyint
+      type: tinyint
+      decoder: none
+      optional: true
+      connect_type: int8
+    - name: c_int16
+      raw_type: smallint
+      type: smallint
+      decoder: none
+      optional: true
+      connect_type: int16
+    - name: c_int32
+      raw_type: int
+      type: int
+      decoder: none
+      optional: true
+      connect_type: int32
+    - name: c_int64
+      raw_type: bigint
+      type: bigint
+      decoder: none
+      optional: true
+      connect_type: int64
+    - name: c_float32
+      raw_type: float
+      type: float
+      decoder: none
+      optional: true
+      connect_type: float
+    - name: c_float64
+      raw_type: double
+      type: double
+      decoder: none
+      optional: true
+      connect_type: double
+    - name: c_boolean
+      raw_type: boolean
+      type: boolean
+      decoder: none
+      optional: true
+      connect_type: boolean
+    - name: c_string
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: c_bytes
+      raw_type: string
+      type: binary
+      decoder: base64
+      optional: true
+      connect_type: bytes
+    - name: c_default
+      raw_type: int
+      type: int
+      decoder: none
+      optional: false
+      connect_type: int32, not null
+    - name: c_array
+      raw_type: array<int>
+      type: array<int>
+      decoder: none
+      optional: true
+      connect_type: array
+    - name: c_map
+      raw_type: map<string, bigint>
+      type: map<string, bigint>
+      decoder: none
+      optional: true
+      connect_type: map
+    - name: c_map_int_keys
+      raw_type: array<array<string>>
+      type: map<int, date>
+      decoder: map_entries
+      optional: true
+      connect_type: map
+      keys:
+        decoder: none
+        raw_type: int
+        type: int
+      values:
+        decoder: date
+        raw_type: int
+        type: date
+    - name: c_struct
+      raw_type: 'struct<`a`: int, `b`: string>'
+      type: 'struct<`a`: int, `b`: string>'
+      decoder: none
+      optional: true
+      connect_type: struct
+    - name: c_decimal
+      raw_type: string
+      type: decimal(10,2)
+      decoder: decimal
+      optional: true
+      connect_type: bytes (org.apache.kafka.connect.data.Decimal)
+      scale: 2
+    - name: c_decimal_no_precision
+      raw_type: string
+      type: decimal(38,3)
+      decoder: decimal
+      optional: true
+      connect_type: bytes (org.apache.kafka.connect.data.Decimal)
+      scale: 3
+    - name: c_connect_date
+      raw_type: int
+      type: date
+      decoder: date
+      optional: true
+      connect_type: int32 (org.apache.kafka.connect.data.Date)
+    - name: c_connect_time
+      raw_type: int
+      type: string
+      decoder: time_millis
+      optional: true
+      connect_type: int32 (org.apache.kafka.connect.data.Time)
+    - name: c_connect_timestamp
+      raw_type: bigint
+      type: timestamp
+      decoder: timestamp_millis
+      optional: true
+      connect_type: int64 (org.apache.kafka.connect.data.Timestamp)
+    - name: c_date
+      raw_type: int
+      type: date
+      decoder: date
+      optional: true
+      connect_type: int32 (io.debezium.time.Date)
+    - name: c_date_neg_infinity
+      raw_type: int
+      type: date
+      decoder: date
+      optional: true
+      connect_type: int32 (io.debezium.time.Date)
+    - name: c_time
+      raw_type: int
+      type: string
+      decoder: time_millis
+      optional: true
+      connect_type: int32 (io.debezium.time.Time)
+    - name: c_micro_time
+      raw_type: bigint
+      type: string
+      decoder: time_micros
+      optional: true
+      connect_type: int64 (io.debezium.time.MicroTime)
+    - name: c_nano_time
+      raw_type: bigint
+      type: string
+      decoder: time_nanos
+      optional: true
+      connect_type: int64 (io.debezium.time.NanoTime)
+    - name: c_timestamp
+      raw_type: bigint
+      type: timestamp
+      decoder: timestamp_millis
+      optional: true
+      connect_type: int64 (io.debezium.time.Timestamp)
+    - name: c_micro_timestamp
+      raw_type: bigint
+      type: timestamp
+      decoder: timestamp_micros
+      optional: true
+      connect_type: int64 (io.debezium.time.MicroTimestamp)
+    - name: c_nano_timestamp
+      raw_type: bigint
+      type: timestamp
+      decoder: timestamp_nanos
+      optional: true
+      connect_type: int64 (io.debezium.time.NanoTimestamp)
+    - name: c_zoned_timestamp
+      raw_type: string
+      type: timestamp
+      decoder: zoned_timestamp
+      optional: true
+      connect_type: string (io.debezium.time.ZonedTimestamp)
+    - name: c_zoned_timestamp_z
+      raw_type: string
+      type: timestamp
+      decoder: zoned_timestamp
+      optional: true
+      connect_type: string (io.debezium.time.ZonedTimestamp)
+    - name: c_zoned_time
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string (io.debezium.time.ZonedTime)
+    - name: c_iso_date
+      raw_type: string
+      type: date
+      decoder: iso_date
+      optional: true
+      connect_type: string (io.debezium.time.IsoDate)
+    - name: c_iso_time
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string (io.debezium.time.IsoTime)
+    - name: c_iso_timestamp
+      raw_type: string
+      type: timestamp
+      decoder: iso_timestamp
+      optional: true
+      connect_type: string (io.debezium.time.IsoTimestamp)
+    - name: c_year
+      raw_type: int
+      type: int
+      decoder: none
+      optional: true
+      connect_type: int32 (io.debezium.time.Year)
+    - name: c_micro_duration
+      raw_type: bigint
+      type: bigint
+      decoder: none
+      optional: true
+      connect_type: int64 (io.debezium.time.MicroDuration)
+    - name: c_nano_duration
+      raw_type: bigint
+      type: bigint
+      decoder: nanos_to_micros
+      optional: true
+      connect_type: int64 (io.debezium.time.NanoDuration)
+    - name: c_interval
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string (io.debezium.time.Interval)
+    - name: c_variable_decimal
+      raw_type: 'struct<`scale`: int, `value`: string>'
+      type: decimal(38,18)
+      decoder: variable_decimal
+      optional: true
+      connect_type: struct
+    - name: c_json
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string (io.debezium.data.Json)
+    - name: c_xml
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string (io.debezium.data.Xml)
+    - name: c_uuid
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string (io.debezium.data.Uuid)
+    - name: c_enum
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string (io.debezium.data.Enum)
+    - name: c_enum_set
+      raw_type: string
+      type: array<string>
+      decoder: enum_set
+      optional: true
+      connect_type: string (io.debezium.data.EnumSet)
+    - name: c_bits
+      raw_type: string
+      type: binary
+      decoder: base64
+      optional: true
+      connect_type: bytes (io.debezium.data.Bits)
+    - name: c_ltree
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string (io.debezium.data.Ltree)
+    - name: c_point
+      raw_type: 'struct<`x`: double, `y`: double, `wkb`: string, `srid`: int>'
+      type: 'struct<`x`: double, `y`: double, `wkb`: binary, `srid`: int>'
+      decoder: struct
+      optional: true
+      connect_type: struct
+      fields:
+      - name: x
+        decoder: none
+        raw_type: double
+        type: double
+      - name: y
+        decoder: none
+        raw_type: double
+        type: double
+      - name: wkb
+        decoder: base64
+        raw_type: string
+        type: binary
+      - name: srid
+        decoder: none
+        raw_type: int
+        type: int
+    - name: c_geometry
+      raw_type: 'struct<`wkb`: string, `srid`: int>'
+      type: 'struct<`wkb`: binary, `srid`: int>'
+      decoder: struct
+      optional: true
+      connect_type: struct
+      fields:
+      - name: wkb
+        decoder: base64
+        raw_type: string
+        type: binary
+      - name: srid
+        decoder: none
+        raw_type: int
+        type: int
+    - name: c_geography
+      raw_type: 'struct<`wkb`: string, `srid`: int>'
+      type: 'struct<`wkb`: binary, `srid`: int>'
+      decoder: struct
+      optional: true
+      connect_type: struct
+      fields:
+      - name: wkb
+        decoder: base64
+        raw_type: string
+        type: binary
+      - name: srid
+        decoder: none
+        raw_type: int
+        type: int
+    - name: c_decimal_as_double
+      raw_type: double
+      type: double
+      decoder: none
+      optional: true
+      connect_type: double
+    - name: c_decimal_as_string
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: c_binary_as_hex
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: c_cdl_decimal
+      raw_type: string
+      type: decimal(38,18)
+      decoder: text_decimal
+      optional: true
+      connect_type: string (com.xxx.cdc.data.Decimal)
+    - name: c_cdl_timestamp
+      raw_type: string
+      type: timestamp
+      decoder: iso_timestamp
+      optional: true
+      connect_type: string (com.xxx.cdc.data.timestamp)
+    - name: c_nested
+      raw_type: 'array<struct<`amount`: string, `at`: bigint, `days`: array<int>>>'
+      type: 'array<struct<`amount`: decimal(5,2), `at`: timestamp, `days`: array<date>>>'
+      decoder: array
+      optional: true
+      connect_type: array
+      items:
+        decoder: struct
+        raw_type: 'struct<`amount`: string, `at`: bigint, `days`: array<int>>'
+        type: 'struct<`amount`: decimal(5,2), `at`: timestamp, `days`: array<date>>'
+        fields:
+        - name: amount
+          decoder: decimal
+          raw_type: string
+          type: decimal(5,2)
+          scale: 2
+        - name: at
+          decoder: timestamp_micros
+          raw_type: bigint
+          type: timestamp
+        - name: days
+          decoder: array
+          raw_type: array<int>
+          type: array<date>
+          items:
+            decoder: date
+            raw_type: int
+            type: date
+    - name: c_map_of_decimals
+      raw_type: map<string, string>
+      type: map<string, decimal(10,2)>
+      decoder: map
+      optional: true
+      connect_type: map
+      values:
+        decoder: decimal
+        raw_type: string
+        type: decimal(10,2)
+        scale: 2
+    - name: c_map_date_keys
+      raw_type: array<array<string>>
+      type: 'map<date, struct<`b`: binary>>'
+      decoder: map_entries
+      optional: true
+      connect_type: map
+      keys:
+        decoder: date
+        raw_type: int
+        type: date
+      values:
+        decoder: struct
+        raw_type: 'struct<`b`: string>'
+        type: 'struct<`b`: binary>'
+        fields:
+        - name: b
+          decoder: base64
+          raw_type: string
+          type: binary
+    value_schema: '{"fields":[{"field":"before","fields":[{"field":"id","optional":false,"type":"int32"},{"field":"c_int8","optional":true,"type":"int8"},{"field":"c_int16","optional":true,"type":"int16"},{"field":"c_int32","optional":true,"type":"int32"},{"field":"c_int64","optional":true,"type":"int64"},{"field":"c_float32","optional":true,"type":"float"},{"field":"c_float64","optional":true,"type":"double"},{"field":"c_boolean","optional":true,"type":"boolean"},{"field":"c_string","optional":true,"type":"string"},{"field":"c_bytes","optional":true,"type":"bytes"},{"field":"c_default","optional":false,"type":"int32"},{"field":"c_array","items":{"optional":true,"type":"int32"},"optional":true,"type":"array"},{"field":"c_map","keys":{"optional":true,"type":"string"},"optional":true,"type":"map","values":{"optional":true,"type":"int64"}},{"field":"c_map_int_keys","keys":{"optional":true,"type":"int32"},"optional":true,"type":"map","values":{"name":"io.debezium.time.Date","optional":true,"type":"int32"}},{"field":"c_struct","fields":[{"field":"a","optional":true,"type":"int32"},{"field":"b","optional":true,"type":"string"}],"optional":true,"type":"struct"},{"field":"c_decimal","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"10","scale":"2"},"type":"bytes"},{"field":"c_decimal_no_precision","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"scale":"3"},"type":"bytes"},{"field":"c_connect_date","name":"org.apache.kafka.connect.data.Date","optional":true,"type":"int32"},{"field":"c_connect_time","name":"org.apache.kafka.connect.data.Time","optional":true,"type":"int32"},{"field":"c_connect_timestamp","name":"org.apache.kafka.connect.data.Timestamp","optional":true,"type":"int64"},{"field":"c_date","name":"io.debezium.time.Date","optional":true,"type":"int32"},{"field":"c_date_neg_infinity","name":"io.debezium.time.Date","optional":true,"type":"int32"},{"field":"c_time","name":"io.debezium.time.Time","optional":true,"type":"int32"},{"field":"c_micro_time","name":"io.debezium.time.MicroTime","optional":true,"type":"int64"},{"field":"c_nano_time","name":"io.debezium.time.NanoTime","optional":true,"type":"int64"},{"field":"c_timestamp","name":"io.debezium.time.Timestamp","optional":true,"type":"int64"},{"field":"c_micro_timestamp","name":"io.debezium.time.MicroTimestamp","optional":true,"type":"int64"},{"field":"c_nano_timestamp","name":"io.debezium.time.NanoTimestamp","optional":true,"type":"int64"},{"field":"c_zoned_timestamp","name":"io.debezium.time.ZonedTimestamp","optional":true,"type":"string"},{"field":"c_zoned_timestamp_z","name":"io.debezium.time.ZonedTimestamp","optional":true,"type":"string"},{"field":"c_zoned_time","name":"io.debezium.time.ZonedTime","optional":true,"type":"string"},{"field":"c_iso_date","name":"io.debezium.time.IsoDate","optional":true,"type":"string"},{"field":"c_iso_time","name":"io.debezium.time.IsoTime","optional":true,"type":"string"},{"field":"c_iso_timestamp","name":"io.debezium.time.IsoTimestamp","optional":true,"type":"string"},{"field":"c_year","name":"io.debezium.time.Year","optional":true,"type":"int32"},{"field":"c_micro_duration","name":"io.debezium.time.MicroDuration","optional":true,"type":"int64"},{"field":"c_nano_duration","name":"io.debezium.time.NanoDuration","optional":true,"type":"int64"},{"field":"c_interval","name":"io.debezium.time.Interval","optional":true,"type":"string"},{"field":"c_variable_decimal","fields":[{"field":"scale","optional":false,"type":"int32"},{"field":"value","optional":false,"type":"bytes"}],"name":"io.debezium.data.VariableScaleDecimal","optional":true,"type":"struct"},{"field":"c_json","name":"io.debezium.data.Json","optional":true,"type":"string"},{"field":"c_xml","name":"io.debezium.data.Xml","optional":true,"type":"string"},{"field":"c_uuid","name":"io.debezium.data.Uuid","optional":true,"type":"string"},{"field":"c_enum","name":"io.debezium.data.Enum","optional":true,"parameters":{"allowed":"red,green"},"type":"string"},{"field":"c_enum_set","name":"io.debezium.data.EnumSet","optional":true,"parameters":{"allowed":"a,b,c"},"type":"string"},{"field":"c_bits","name":"io.debezium.data.Bits","optional":true,"parameters":{"length":"10"},"type":"bytes"},{"field":"c_ltree","name":"io.debezium.data.Ltree","optional":true,"type":"string"},{"field":"c_point","fields":[{"field":"x","optional":false,"type":"double"},{"field":"y","optional":false,"type":"double"},{"field":"wkb","optional":true,"type":"bytes"},{"field":"srid","optional":true,"type":"int32"}],"name":"io.debezium.data.geometry.Point","optional":true,"type":"struct"},{"field":"c_geometry","fields":[{"field":"wkb","optional":false,"type":"bytes"},{"field":"srid","optional":true,"type":"int32"}],"name":"io.debezium.data.geometry.Geometry","optional":true,"type":"struct"},{"field":"c_geography","fields":[{"field":"wkb","optional":false,"type":"bytes"},{"field":"srid","optional":true,"type":"int32"}],"name":"io.debezium.data.geometry.Geography","optional":true,"type":"struct"},{"field":"c_decimal_as_double","optional":true,"type":"double"},{"field":"c_decimal_as_string","optional":true,"type":"string"},{"field":"c_binary_as_hex","optional":true,"type":"string"},{"field":"c_cdl_decimal","name":"com.xxx.cdc.data.Decimal","optional":true,"type":"string"},{"field":"c_cdl_timestamp","name":"com.xxx.cdc.data.timestamp","optional":true,"type":"string"},{"field":"c_nested","items":{"fields":[{"field":"amount","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"5","scale":"2"},"type":"bytes"},{"field":"at","name":"io.debezium.time.MicroTimestamp","optional":true,"type":"int64"},{"field":"days","items":{"name":"io.debezium.time.Date","optional":true,"type":"int32"},"optional":true,"type":"array"}],"optional":true,"type":"struct"},"optional":true,"type":"array"},{"field":"c_map_of_decimals","keys":{"optional":true,"type":"string"},"optional":true,"type":"map","values":{"name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"10","scale":"2"},"type":"bytes"}},{"field":"c_map_date_keys","keys":{"name":"io.debezium.time.Date","optional":true,"type":"int32"},"optional":true,"type":"map","values":{"fields":[{"field":"b","optional":true,"type":"bytes"}],"optional":true,"type":"struct"}}],"name":"typesdemo.public.all_types.Value","optional":true,"type":"struct"},{"field":"after","fields":[{"field":"id","optional":false,"type":"int32"},{"field":"c_int8","optional":true,"type":"int8"},{"field":"c_int16","optional":true,"type":"int16"},{"field":"c_int32","optional":true,"type":"int32"},{"field":"c_int64","optional":true,"type":"int64"},{"field":"c_float32","optional":true,"type":"float"},{"field":"c_float64","optional":true,"type":"double"},{"field":"c_boolean","optional":true,"type":"boolean"},{"field":"c_string","optional":true,"type":"string"},{"field":"c_bytes","optional":true,"type":"bytes"},{"field":"c_default","optional":false,"type":"int32"},{"field":"c_array","items":{"optional":true,"type":"int32"},"optional":true,"type":"array"},{"field":"c_map","keys":{"optional":true,"type":"string"},"optional":true,"type":"map","values":{"optional":true,"type":"int64"}},{"field":"c_map_int_keys","keys":{"optional":true,"type":"int32"},"optional":true,"type":"map","values":{"name":"io.debezium.time.Date","optional":true,"type":"int32"}},{"field":"c_struct","fields":[{"field":"a","optional":true,"type":"int32"},{"field":"b","optional":true,"type":"string"}],"optional":true,"type":"struct"},{"field":"c_decimal","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"10","scale":"2"},"type":"bytes"},{"field":"c_decimal_no_precision","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"scale":"3"},"type":"bytes"},{"field":"c_connect_date","name":"org.apache.kafka.connect.data.Date","optional":true,"type":"int32"},{"field":"c_connect_time","name":"org.apache.kafka.connect.data.Time","optional":true,"type":"int32"},{"field":"c_connect_timestamp","name":"org.apache.kafka.connect.data.Timestamp","optional":true,"type":"int64"},{"field":"c_date","name":"io.debezium.time.Date","optional":true,"type":"int32"},{"field":"c_date_neg_infinity","name":"io.debezium.time.Date","optional":true,"type":"int32"},{"field":"c_time","name":"io.debezium.time.Time","optional":true,"type":"int32"},{"field":"c_micro_time","name":"io.debezium.time.MicroTime","optional":true,"type":"int64"},{"field":"c_nano_time","name":"io.debezium.time.NanoTime","optional":true,"type":"int64"},{"field":"c_timestamp","name":"io.debezium.time.Timestamp","optional":true,"type":"int64"},{"field":"c_micro_timestamp","name":"io.debezium.time.MicroTimestamp","optional":true,"type":"int64"},{"field":"c_nano_timestamp","name":"io.debezium.time.NanoTimestamp","optional":true,"type":"int64"},{"field":"c_zoned_timestamp","name":"io.debezium.time.ZonedTimestamp","optional":true,"type":"string"},{"field":"c_zoned_timestamp_z","name":"io.debezium.time.ZonedTimestamp","optional":true,"type":"string"},{"field":"c_zoned_time","name":"io.debezium.time.ZonedTime","optional":true,"type":"string"},{"field":"c_iso_date","name":"io.debezium.time.IsoDate","optional":true,"type":"string"},{"field":"c_iso_time","name":"io.debezium.time.IsoTime","optional":true,"type":"string"},{"field":"c_iso_timestamp","name":"io.debezium.time.IsoTimestamp","optional":true,"type":"string"},{"field":"c_year","name":"io.debezium.time.Year","optional":true,"type":"int32"},{"field":"c_micro_duration","name":"io.debezium.time.MicroDuration","optional":true,"type":"int64"},{"field":"c_nano_duration","name":"io.debezium.time.NanoDuration","optional":true,"type":"int64"},{"field":"c_interval","name":"io.debezium.time.Interval","optional":true,"type":"string"},{"field":"c_variable_decimal","fields":[{"field":"scale","optional":false,"type":"int32"},{"field":"value","optional":false,"type":"bytes"}],"name":"io.debezium.data.VariableScaleDecimal","optional":true,"type":"struct"},{"field":"c_json","name":"io.debezium.data.Json","optional":true,"type":"string"},{"field":"c_xml","name":"io.debezium.data.Xml","optional":true,"type":"string"},{"field":"c_uuid","name":"io.debezium.data.Uuid","optional":true,"type":"string"},{"field":"c_enum","name":"io.debezium.data.Enum","optional":true,"parameters":{"allowed":"red,green"},"type":"string"},{"field":"c_enum_set","name":"io.debezium.data.EnumSet","optional":true,"parameters":{"allowed":"a,b,c"},"type":"string"},{"field":"c_bits","name":"io.debezium.data.Bits","optional":true,"parameters":{"length":"10"},"type":"bytes"},{"field":"c_ltree","name":"io.debezium.data.Ltree","optional":true,"type":"string"},{"field":"c_point","fields":[{"field":"x","optional":false,"type":"double"},{"field":"y","optional":false,"type":"double"},{"field":"wkb","optional":true,"type":"bytes"},{"field":"srid","optional":true,"type":"int32"}],"name":"io.debezium.data.geometry.Point","optional":true,"type":"struct"},{"field":"c_geometry","fields":[{"field":"wkb","optional":false,"type":"bytes"},{"field":"srid","optional":true,"type":"int32"}],"name":"io.debezium.data.geometry.Geometry","optional":true,"type":"struct"},{"field":"c_geography","fields":[{"field":"wkb","optional":false,"type":"bytes"},{"field":"srid","optional":true,"type":"int32"}],"name":"io.debezium.data.geometry.Geography","optional":true,"type":"struct"},{"field":"c_decimal_as_double","optional":true,"type":"double"},{"field":"c_decimal_as_string","optional":true,"type":"string"},{"field":"c_binary_as_hex","optional":true,"type":"string"},{"field":"c_cdl_decimal","name":"com.xxx.cdc.data.Decimal","optional":true,"type":"string"},{"field":"c_cdl_timestamp","name":"com.xxx.cdc.data.timestamp","optional":true,"type":"string"},{"field":"c_nested","items":{"fields":[{"field":"amount","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"5","scale":"2"},"type":"bytes"},{"field":"at","name":"io.debezium.time.MicroTimestamp","optional":true,"type":"int64"},{"field":"days","items":{"name":"io.debezium.time.Date","optional":true,"type":"int32"},"optional":true,"type":"array"}],"optional":true,"type":"struct"},"optional":true,"type":"array"},{"field":"c_map_of_decimals","keys":{"optional":true,"type":"string"},"optional":true,"type":"map","values":{"name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"10","scale":"2"},"type":"bytes"}},{"field":"c_map_date_keys","keys":{"name":"io.debezium.time.Date","optional":true,"type":"int32"},"optional":true,"type":"map","values":{"fields":[{"field":"b","optional":true,"type":"bytes"}],"optional":true,"type":"struct"}}],"name":"typesdemo.public.all_types.Value","optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":false,"type":"string"},{"field":"connector","optional":false,"type":"string"},{"field":"name","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"snapshot","optional":true,"type":"string"},{"field":"db","optional":false,"type":"string"},{"field":"schema","optional":false,"type":"string"},{"field":"table","optional":false,"type":"string"},{"field":"txId","optional":true,"type":"int64"},{"field":"lsn","optional":true,"type":"int64"}],"optional":false,"type":"struct"},{"field":"op","optional":false,"type":"string"},{"field":"ts_ms","optional":true,"type":"int64"}],"name":"typesdemo.public.all_types.Envelope","optional":false,"type":"struct"}'
+    key_schema: '{"fields":[{"field":"id","optional":false,"type":"int32"}],"optional":false,"type":"struct"}'
 {% endraw %}{%- endset -%}
 {{ return(fromyaml(topics_yaml)['topics']) }}
 {% endmacro %}

@@ -1,43 +1,140 @@
 {#-
     Returns the SQL expression that turns one row-image field, as from_json
     read it (raw JSON type), into its native Spark type. `column` is one entry
-    of cdc_topic_schemas()[topic].columns: its `decoder` names the logical
-    Kafka Connect / Debezium type (decimal, date, timestamp_micros, ...).
+    of cdc_topic_schemas()[topic].columns (or, inside it, a nested decoder):
+    its `decoder` names the logical Kafka Connect / Debezium type (decimal,
+    date, timestamp_micros, ...), or says that a struct / array / map holds
+    fields, items or values to decode, at any depth. Timestamps and dates
+    equal to PostgreSQL's infinity sentinels become the bounds of Spark's
+    range (see _cdc_max_timestamp); the README's types table lists them all.
 -#}
 {% macro cdc_decode_column(expr, column) %}
     {{- return(adapter.dispatch('cdc_decode_column', 'cdc')(expr, column)) -}}
 {% endmacro %}
 
 {% macro default__cdc_decode_column(expr, column) -%}
-    {%- set decoder = column.decoder -%}
-    {%- if decoder == 'decimal' -%}
-        {{ _cdc_decimal_from_base64(expr, column.type, column.scale) }}
+    {{ _cdc_decode_node(expr, column, 0) }}
+{%- endmacro %}
+
+{#- One node of the decoder tree; `depth` names the lambda variables of
+    nested arrays and maps apart. -#}
+{% macro _cdc_decode_node(expr, node, depth) -%}
+    {%- set decoder = node.decoder -%}
+    {%- set x = 'x' ~ depth -%}
+    {%- if decoder == 'struct' -%}
+        if({{ expr }} is null, null, named_struct(
+        {%- for child in node.fields %}
+            '{{ child.name | replace("'", "\\'") }}',
+            {{ _cdc_decode_node(expr ~ '.`' ~ child.name | replace('`', '``') ~ '`', child, depth) }}
+            {{- ',' if not loop.last }}
+        {%- endfor %}
+        ))
+    {%- elif decoder == 'array' -%}
+        transform({{ expr }}, {{ x }} -> {{ _cdc_decode_node(x, node['items'], depth + 1) }})
+    {%- elif decoder == 'map' -%}
+        transform_values(
+            {{ expr }}, (k{{ depth }}, {{ x }}) -> {{ _cdc_decode_node(x, node['values'], depth + 1) }}
+        )
+    {%- elif decoder == 'map_entries' -%}
+        {#- the JsonConverter's [[key, value], ...] form of a map whose keys
+            are not strings: each pair's values were read as JSON text -#}
+        map_from_entries(transform({{ expr }}, {{ x }} -> struct(
+            {{ _cdc_decode_node(_cdc_from_text(x ~ '[0]', node['keys']), node['keys'], depth + 1) }}
+                as key,
+            {{ _cdc_decode_node(_cdc_from_text(x ~ '[1]', node['values']), node['values'], depth + 1) }}
+                as value
+        )))
+    {%- elif decoder == 'decimal' -%}
+        {{ _cdc_decimal_from_base64(expr, node.type, node.scale) }}
+    {%- elif decoder == 'variable_decimal' -%}
+        {#- io.debezium.data.VariableScaleDecimal: the unscaled value with
+            the row's own scale, into one fixed decimal type -#}
+        cast(concat(
+            cast({{ _cdc_decimal_from_base64(expr ~ '.value', 'decimal(38,0)', 0) }} as string),
+            'e-', {{ expr }}.scale
+        ) as {{ node.type }})
+    {%- elif decoder == 'text_decimal' -%}
+        cast({{ expr }} as {{ node.type }})
     {%- elif decoder == 'base64' -%}
         unbase64({{ expr }})
     {%- elif decoder == 'date' -%}
-        date_from_unix_date({{ expr }})
+        case {{ expr }}
+            when -2147472693 then {{ _cdc_max_date() }}
+            when -2147472692 then {{ _cdc_min_date() }}
+            else date_from_unix_date({{ expr }})
+        end
+    {%- elif decoder == 'iso_date' -%}
+        cast({{ expr }} as date)
     {%- elif decoder == 'timestamp_millis' -%}
-        timestamp_millis({{ expr }})
+        {{ _cdc_sentinel_timestamp(expr, '9223372036825200000', '-9223372036832400000',
+            'timestamp_millis(' ~ expr ~ ')') }}
     {%- elif decoder == 'timestamp_micros' -%}
-        timestamp_micros({{ expr }})
+        {{ _cdc_sentinel_timestamp(expr, '9223372036825200000', '-9223372036832400000',
+            'timestamp_micros(' ~ expr ~ ')') }}
     {%- elif decoder == 'timestamp_nanos' -%}
-        timestamp_micros(({{ expr }}) div 1000)
+        {{ _cdc_sentinel_timestamp(expr, '9223372036854775807', '-9223372036854775808',
+            'timestamp_micros(' ~ _cdc_floor_div(expr, 1000) ~ ')') }}
     {%- elif decoder == 'zoned_timestamp' -%}
-        cast({{ expr }} as timestamp)
+        {{ _cdc_sentinel_timestamp(expr, "'infinity'", "'-infinity'",
+            'cast(' ~ expr ~ ' as timestamp)') }}
+    {%- elif decoder == 'iso_timestamp' -%}
+        {#- a wall-clock text without zone, read as UTC whatever the
+            session time zone -#}
+        cast(concat({{ expr }}, 'Z') as timestamp)
     {%- elif decoder == 'time_millis' -%}
-        {{ _cdc_time_of_day('(' ~ expr ~ ') * 1000') }}
+        {{ _cdc_time_of_day('cast(' ~ expr ~ ' as bigint) * 1000') }}
     {%- elif decoder == 'time_micros' -%}
         {{ _cdc_time_of_day(expr) }}
     {%- elif decoder == 'time_nanos' -%}
-        {{ _cdc_time_of_day('(' ~ expr ~ ') div 1000') }}
+        {{ _cdc_time_of_day(_cdc_floor_div(expr, 1000)) }}
+    {%- elif decoder == 'nanos_to_micros' -%}
+        {{ _cdc_floor_div(expr, 1000) }}
+    {%- elif decoder == 'enum_set' -%}
+        filter(split({{ expr }}, ','), {{ x }} -> {{ x }} != '')
     {%- elif decoder == 'none' -%}
         {{ expr }}
     {%- else -%}
         {{ exceptions.raise_compiler_error(
             "cdc_decode_column: unknown decoder '" ~ decoder
-            ~ "' for column " ~ column.name ~ ": re-run python_helpers sync") }}
+            ~ "' for column " ~ (node.name or expr) ~ ": re-run python_helpers sync") }}
     {%- endif -%}
 {%- endmacro %}
+
+{#- A value read as JSON text (a pair of a map_entries map) as its raw
+    type: strings as they are, other primitives cast, structures parsed. -#}
+{% macro _cdc_from_text(text, node) -%}
+    {%- if node.raw_type == 'string' -%}
+        {{ text }}
+    {%- elif node.raw_type in ('tinyint', 'smallint', 'int', 'bigint', 'float', 'double', 'boolean') -%}
+        cast({{ text }} as {{ node.raw_type }})
+    {%- else -%}
+        from_json({{ text }}, '{{ node.raw_type }}')
+    {%- endif -%}
+{%- endmacro %}
+
+{#- `expr` div `divisor`, rounded towards minus infinity (a time before
+    the epoch keeps its sub-unit part). -#}
+{% macro _cdc_floor_div(expr, divisor) -%}
+    (({{ expr }}) - pmod({{ expr }}, {{ divisor }})) div {{ divisor }}
+{%- endmacro %}
+
+{#- PostgreSQL's +infinity / -infinity sentinels (Debezium writes the
+    pgjdbc constants, Long.MAX/MIN for nanoseconds, 'infinity' text for
+    zoned timestamps) to the last / first microsecond Spark can hold. -#}
+{% macro _cdc_sentinel_timestamp(expr, positive, negative, otherwise) -%}
+    case {{ expr }}
+        when {{ positive }} then {{ _cdc_max_timestamp() }}
+        when {{ negative }} then {{ _cdc_min_timestamp() }}
+        else {{ otherwise }}
+    end
+{%- endmacro %}
+
+{#- 9999-12-31 23:59:59.999999 UTC and 0001-01-01 00:00:00 UTC, given as
+    epoch microseconds so that no session time zone shifts them. -#}
+{% macro _cdc_max_timestamp() -%}timestamp_micros(253402300799999999){%- endmacro %}
+{% macro _cdc_min_timestamp() -%}timestamp_micros(-62135596800000000){%- endmacro %}
+{% macro _cdc_max_date() -%}date_from_unix_date(2932896){%- endmacro %}
+{% macro _cdc_min_date() -%}date_from_unix_date(-719162){%- endmacro %}
 
 {#- timestamp_ntz from microseconds since the epoch, independent of the
     session time zone (used for times of day; timestamps without a zone stay

@@ -115,7 +115,15 @@ def mongo_tables(topic: str) -> dict[str, str]:
     }
 
 
+# one column per paired type fixture (tests in test_types_end_to_end.py)
+TYPES_TABLES = {
+    "staging": "cdc_staging.stg_postgres__typesdemo_public_all_types",
+    "current": "cdc_current.postgres__typesdemo_public_all_types",
+}
+
+
 CONNECTOR_TABLES = [
+    *TYPES_TABLES.values(),
     *(table for topic in MONGO_TOPICS for table in mongo_tables(topic).values()),
     SEATUNNEL,
     QUARANTINE_SEATUNNEL,

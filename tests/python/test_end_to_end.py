@@ -253,6 +253,10 @@ def test_truncate_clears_older_rows(runs: dict[str, Any]) -> None:
     assert second == {1: Decimal("12.50"), 4: Decimal("5.00")}
 
 
+def _optional(decode: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda value: None if value is None else decode(value)
+
+
 def _assert_matches_reference(
     rows: list[dict[str, Any]],
     expected: dict[Any, Any],
@@ -328,14 +332,28 @@ def test_mysql_binlog_rotation_orders_by_file_number(runs: dict[str, Any]) -> No
 def test_cdl_json_and_debezium_json_in_lsn_order(runs: dict[str, Any]) -> None:
     v1 = runs["second"][CDL_V1]["rows"]
     expected = current_state(events(CDL_V1_FILE), "id")
-    _assert_matches_reference(v1, expected, "id", {"time1": decode_millis})
-    assert [(r["id"], r["count1"], r["decimalnum"]) for r in v1] == [(34, 15, "0.001")]
+    # CDL's decimal text (com.xxx.cdc.data.Decimal) is an exact decimal(38,18)
+    text_decimal = _optional(Decimal)
+    _assert_matches_reference(
+        v1, expected, "id", {"time1": decode_millis, "decimalNum": text_decimal}
+    )
+    assert [(r["id"], r["count1"], r["decimalnum"]) for r in v1] == [(34, 15, Decimal("0.001"))]
+    assert runs["second"][CDL_V1]["types"]["decimalnum"] == "decimal(38,18)"
     first = _by(runs["first"][CDL_V1]["rows"], "id")
     assert first[34]["count1"] == 15  # the lower-lsn update merged after it lost
     assert v1[0]["time1"] == "2024-02-04T12:01:40.000000Z"
     v2 = runs["second"][CDL_V2]["rows"]
-    _assert_matches_reference(v2, current_state(events(CDL_V2_FILE), "id"), "id")
-    assert [(r["id"], r["count1"], r["decimalnum"]) for r in v2] == [(35, 16, "1.5")]
+    _assert_matches_reference(
+        v2, current_state(events(CDL_V2_FILE), "id"), "id", {"decimalNum": text_decimal}
+    )
+    assert [(r["id"], r["count1"], r["decimalnum"]) for r in v2] == [(35, 16, Decimal("1.5"))]
+    # CDL's timestamp text (com.xxx.cdc.data.timestamp), wall clock read as UTC
+    assert runs["second"][CDL_V2]["types"]["time1"] == "timestamp"
+    staged = {r["id"]: r for r in runs["second"][STG_CDL_V2]["rows"]}
+    assert (staged[37]["time1"], staged[37]["decimalnum"]) == (
+        "2024-02-04T12:00:00.123456Z",
+        Decimal("99.90"),
+    )
 
 
 def test_cdl_format_page_examples_staged_exactly(runs: dict[str, Any]) -> None:
