@@ -11,7 +11,7 @@ is deterministic: the same topics give the same bytes.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ from python_helpers.connect_schema import (
 )
 from python_helpers.extended_json import DocType, merge
 from python_helpers.metadata_topics import CHANGES, SOURCE_TYPES
-from python_helpers.spark_types import decode_column, raw_type
+from python_helpers.spark_types import DECIMAL, decode_column, raw_type
 
 GENERATED_MACRO = Path("macros") / "generated" / "cdc_topic_schemas.sql"
 # Row images: Debezium's before/after, and CDL JSON 1.0's data (= after).
@@ -84,6 +84,12 @@ class TopicSpec:
     kind: str = CHANGES
     # MongoDB topics: the merged type of every document seen
     document: DocType | None = None
+    # md5 of every distinct value schema block text seen (drift detection)
+    schema_fingerprints: frozenset[str] = frozenset()
+    # top-level Decimal column -> {fingerprint: scale} for the schema
+    # versions whose scale differs from the merged one (their events are
+    # decoded with their own scale)
+    decimal_scales: dict[str, dict[str, int]] = field(default_factory=dict, compare=False)
 
     def merged_with(self, other: TopicSpec) -> TopicSpec:
         """Combine with the spec stored by an earlier sync of the same topic."""
@@ -93,14 +99,62 @@ class TopicSpec:
         document = self.document
         if document is not None and other.document is not None:
             document = merge(other.document, document)
+        value_schema = merge_schemas(other.value_schema, self.value_schema)
         return replace(
             self,
-            value_schema=merge_schemas(other.value_schema, self.value_schema),
+            value_schema=value_schema,
+            decimal_scales=_merged_scales(other, self, value_schema),
             key_schema=key or other.key_schema,
             primary_key=self.primary_key or other.primary_key,
             source_table=self.source_table or other.source_table,
             document=document or other.document,
+            schema_fingerprints=self.schema_fingerprints | other.schema_fingerprints,
         )
+
+
+def decimal_scales(versions: dict[str, ConnectSchema]) -> dict[str, dict[str, int]]:
+    """Top-level Decimal column -> {fingerprint: scale}, per schema version
+    (a version whose row cannot be read is left out)."""
+    out: dict[str, dict[str, int]] = {}
+    for fingerprint, value_schema in sorted(versions.items()):
+        try:
+            row = row_schema(value_schema)
+        except SpecError:
+            continue
+        for item in row.fields:
+            if item.schema.name == DECIMAL and item.schema.type == "bytes":
+                scale = int(item.schema.parameter("scale") or 0)
+                out.setdefault(item.name, {})[fingerprint] = scale
+    return out
+
+
+def _column_scales(value_schema: ConnectSchema) -> dict[str, int]:
+    try:
+        row = row_schema(value_schema)
+    except SpecError:
+        return {}
+    return {
+        item.name: int(item.schema.parameter("scale") or 0)
+        for item in row.fields
+        if item.schema.name == DECIMAL and item.schema.type == "bytes"
+    }
+
+
+def _merged_scales(
+    old: TopicSpec, new: TopicSpec, merged: ConnectSchema
+) -> dict[str, dict[str, int]]:
+    """The versions' own scales after a merge: a version the old spec kept
+    no entry for had the old merged scale; entries equal to the new merged
+    scale are dropped."""
+    old_scales = _column_scales(old.value_schema)
+    out: dict[str, dict[str, int]] = {}
+    for column, scale in _column_scales(merged).items():
+        known = {fp: old_scales[column] for fp in old.schema_fingerprints if column in old_scales}
+        versions = known | old.decimal_scales.get(column, {}) | new.decimal_scales.get(column, {})
+        differing = {fp: s for fp, s in sorted(versions.items()) if s != scale}
+        if differing:
+            out[column] = differing
+    return out
 
 
 def envelope_kind(envelope: ConnectSchema) -> str:
@@ -197,10 +251,12 @@ def render_spec(spec: TopicSpec) -> dict[str, Any]:
         "source_types": source_types,
         "columns": [
             {k: v for k, v in asdict(decode_column(f.name, f.schema)).items() if v is not None}
+            | _version_scales(spec, f.name)
             for f in row_schema(spec.value_schema).fields
         ],
         "value_schema": _compact(to_block(spec.value_schema)),
         "key_schema": _compact(to_block(spec.key_schema)) if spec.key_schema else None,
+        "schema_fingerprints": sorted(spec.schema_fingerprints),
     }
 
 
@@ -253,6 +309,14 @@ def _render_mongodb_spec(spec: TopicSpec) -> dict[str, Any]:
     }
 
 
+def _version_scales(spec: TopicSpec, column: str) -> dict[str, Any]:
+    scale = _column_scales(spec.value_schema).get(column)
+    differing = {
+        fp: s for fp, s in sorted(spec.decimal_scales.get(column, {}).items()) if s != scale
+    }
+    return {"version_scales": differing} if differing else {}
+
+
 def _compact(block: dict[str, Any]) -> str:
     return json.dumps(block, separators=(",", ":"), sort_keys=True)
 
@@ -292,5 +356,11 @@ def read_macro(text: str) -> dict[str, TopicSpec]:
             key_schema=parse_schema(json.loads(key_text)) if key_text else None,
             kind=item.get("kind", CHANGES),
             document=DocType.from_json(json.loads(document)) if document else None,
+            schema_fingerprints=frozenset(item.get("schema_fingerprints") or ()),
+            decimal_scales={
+                column["name"]: dict(column["version_scales"])
+                for column in item.get("columns") or ()
+                if column.get("version_scales")
+            },
         )
     return specs

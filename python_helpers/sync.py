@@ -24,6 +24,7 @@ from python_helpers.generate import (
     GENERATED_MACRO,
     SpecError,
     TopicSpec,
+    decimal_scales,
     read_macro,
     render_macro,
     row_schema,
@@ -251,6 +252,8 @@ def spec_for_topic(
         primary_key=_primary_key(collected, primary_key or _configured_key(config)),
         value_schema=value_schema,
         key_schema=key_schema,
+        schema_fingerprints=frozenset(collected.schema_fingerprints),
+        decimal_scales=decimal_scales(collected.versions),
     )
     return spec, None
 

@@ -40,6 +40,18 @@ def text_digest(text: bytes) -> str:
     return hashlib.sha1(text).hexdigest()
 
 
+def schema_fingerprint(cut: bytes, escaped: bool) -> str | None:
+    """The fingerprint the base models compute for a value's schema block
+    (cdc_schema_fingerprint): md5 of its exact text as landed, i.e. between
+    ``{"schema":`` and ``,"payload":`` of the value (``escaped``: the cut
+    was taken inside a kcat line, where the value is a JSON string)."""
+    try:
+        text = json.loads(b'"' + cut + b'"') if escaped else cut.decode("utf-8")
+    except ValueError:
+        return None
+    return hashlib.md5(text.encode("utf-8")).hexdigest()
+
+
 @dataclass
 class TopicSchemas:
     """Merged schemas and facts gathered from one topic's events."""
@@ -57,16 +69,26 @@ class TopicSchemas:
     # MongoDB topics: the merged type of the documents seen (every event is
     # read, since documents are data, not schema blocks)
     document: DocType | None = None
+    # fingerprints of the distinct value schema blocks seen (schema_fingerprint)
+    schema_fingerprints: set[str] = field(default_factory=set)
+    # the value schema of each fingerprint (per-version decoding)
+    versions: dict[str, ConnectSchema] = field(default_factory=dict)
 
     def _merged(self, current: ConnectSchema | None, block: dict[str, Any]) -> ConnectSchema:
         parsed = parse_schema(block)
         return parsed if current is None else merge_schemas(current, parsed)
 
-    def add_value(self, value: dict[str, Any]) -> None:
-        """Merge the schema block and source facts of one parsed value."""
+    def add_value(self, value: dict[str, Any], fingerprint: str | None = None) -> None:
+        """Merge the schema block and source facts of one parsed value
+        (``fingerprint``: of its schema block's text, when known)."""
         schema = value.get("schema") if "payload" in value else None
         if isinstance(schema, dict):
-            self.value_schema = self._merged(self.value_schema, schema)
+            parsed = parse_schema(schema)
+            if fingerprint is not None:
+                self.versions[fingerprint] = parsed
+            self.value_schema = (
+                parsed if self.value_schema is None else merge_schemas(self.value_schema, parsed)
+            )
         payload = value.get("payload") if "payload" in value else value
         if not isinstance(payload, dict):
             return
@@ -145,12 +167,24 @@ def _loads(text: bytes | str) -> Any:
 class _Scanner:
     def __init__(self, result: TopicSchemas) -> None:
         self.result = result
+        self.fingerprint: str | None = None  # of the last new schema block
 
     def _new(self, kind: str, text: bytes) -> bool:
         digest = f"{kind}:{text_digest(text)}"
         if digest in self.result.seen:
             return False
         self.result.seen.add(digest)
+        return True
+
+    def _new_schema(self, cut: bytes | None, escaped: bool) -> bool:
+        """Whether ``cut`` is a value schema text not seen before (its
+        fingerprint is then kept)."""
+        if cut is None or not self._new("v", cut):
+            return False
+        fingerprint = schema_fingerprint(cut, escaped)
+        if fingerprint is not None:
+            self.result.schema_fingerprints.add(fingerprint)
+        self.fingerprint = fingerprint
         return True
 
     def _documents(self) -> bool:
@@ -160,7 +194,8 @@ class _Scanner:
     def _value(self, value_text: bytes | str | None, key_text: bytes | str | None) -> None:
         value = _loads(value_text) if value_text else None
         if isinstance(value, dict):
-            self.result.add_value(value)
+            self.result.add_value(value, self.fingerprint)
+        self.fingerprint = None
         key = _loads(key_text) if key_text else None
         if isinstance(key, dict):
             self.result.add_key(key)
@@ -173,7 +208,7 @@ class _Scanner:
         if cut is not None:
             self.result.events_with_schema += 1
         # a value the cut does not fit is parsed whole, a MongoDB one always
-        new_value = at > 0 and (cut is None or self._new("v", cut) or self._documents())
+        new_value = at > 0 and (cut is None or self._new_schema(cut, True) or self._documents())
         new_key = key_cut is not None and self._new("k", key_cut)
         if not (new_value or new_key):
             return
@@ -193,7 +228,7 @@ class _Scanner:
         cut = _cut(stripped, 0, _PLAIN)
         if cut is not None:
             self.result.events_with_schema += 1
-        if cut is None or self._new("v", cut) or self._documents():
+        if cut is None or self._new_schema(cut, False) or self._documents():
             self._value(stripped, None)
 
 

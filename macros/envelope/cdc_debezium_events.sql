@@ -26,7 +26,17 @@
         {%- for column in spec.columns %}
         {%- set raw = _cdc_key_expr(column.name, spec, 'events.') if column.name in primary_key
             else 'events._row.`' ~ column.name ~ '`' %}
-        {%- if column.decoder in ('decimal', 'base64') %}
+        {%- if column.version_scales %}
+        {#- versions of the schema disagree on this decimal's scale: each
+            event is decoded with its own version's scale -#}
+        if({{ _cdc_is_base64(raw) }}, case events._schema_fingerprint
+            {%- for fingerprint, scale in column.version_scales.items() %}
+            when '{{ fingerprint }}'
+                then {{ _cdc_decimal_from_base64(raw, column.type, scale) }}
+            {%- endfor %}
+            else {{ cdc_decode_column(raw, column) }}
+        end, null) as `{{ column.name }}`,
+        {%- elif column.decoder in ('decimal', 'base64') %}
         if({{ _cdc_is_base64(raw) }}, {{ cdc_decode_column(raw, column) }}, null)
             as `{{ column.name }}`,
         {%- else %}
@@ -40,6 +50,10 @@
             rowed.*,
             case
                 {{ _cdc_record_reasons('rowed') | indent(12) }}
+                {%- if spec.schema_fingerprints %}
+                when {{ _cdc_not_covered('rowed._schema_fingerprint', spec) }}
+                    then 'schema_not_covered'
+                {%- endif %}
                 {%- for column in _cdc_base64_columns(spec) %}
                 when not {{ _cdc_is_base64('rowed._row.`' ~ column.name ~ '`') }}
                     then 'type_mismatch'
@@ -65,9 +79,22 @@
                 when rowed._message._unparsed is not null
                     and json_object_keys(rowed.kafka_value) is not null
                     then concat(
-                        'the JSON type of a field contradicts the generated schema:',
-                        ' run `python -m python_helpers sync`'
+                        'the JSON type of ',
+                        coalesce(
+                            nullif({{ _cdc_mismatched_columns('rowed.kafka_value', spec) }}, ''),
+                            'a field'
+                        ),
+                        ' contradicts the generated schema: run `python -m python_helpers sync`'
                     )
+                {%- if spec.schema_fingerprints %}
+                when rowed._message._unparsed is null
+                    and {{ _cdc_not_covered('rowed._schema_fingerprint', spec) }}
+                    then concat(
+                        'the value schema block (md5 ', rowed._schema_fingerprint,
+                        ') is not one `python -m python_helpers sync` has seen: run sync, then',
+                        ' `dbt build --full-refresh --select {{ this.identifier }}+`'
+                    )
+                {%- endif %}
                 {%- for column in _cdc_base64_columns(spec) %}
                 when not {{ _cdc_is_base64('rowed._row.`' ~ column.name ~ '`') }}
                     then concat(
@@ -102,6 +129,9 @@
                             landed.*,
                             {{ _cdc_parse_value('landed.kafka_value', spec.value_type)
                                 | indent(24) }} as _message
+                            {%- if spec.schema_fingerprints %},
+                            {{ cdc_schema_fingerprint('landed.kafka_value') }} as _schema_fingerprint
+                            {%- endif %}
                             {%- if spec.key_type %},
                             from_json(
                                 landed.kafka_key, '{{ _cdc_wrapper_type(spec.key_type, false) }}'
@@ -114,6 +144,57 @@
             ) as normalized
         ) as rowed
     ) as events
+{%- endmacro %}
+
+{#- The fingerprint of a landed value's schema block: md5 of its exact text
+    between `{"schema":` and `,"payload":` (whitespace around the marks
+    allowed), null for a value without one. sync computes the same for
+    every distinct block it sees (python_helpers.topic_schema.
+    schema_fingerprint) and keeps them in the topic's spec. -#}
+{% macro cdc_schema_fingerprint(value) -%}
+    md5(case
+        when startswith({{ value }}, '{"schema":') and instr({{ value }}, ',"payload":') > 0
+            then substring_index(substr({{ value }}, 11), ',"payload":', 1)
+        else nullif(
+            regexp_extract(
+                {{ value }}, '(?s)^\\{\\s*"schema"\\s*:(.*?),\\s*"payload"\\s*:', 1
+            ),
+            ''
+        )
+    end)
+{%- endmacro %}
+
+{#- True when a value's schema block is one sync has not seen: the
+    generated schema may not read it right (a column it lacks, a changed
+    type), so its record is quarantined rather than staged with nulls. -#}
+{% macro _cdc_not_covered(fingerprint, spec) -%}
+    {{ fingerprint }} not in ('{{ spec.schema_fingerprints | join("', '") }}')
+{%- endmacro %}
+
+{#- The row columns whose JSON type contradicts the generated schema, as
+    text ('column a, column b'): each row image (after / before, data for
+    CDL JSON 1.0) is read again one column at a time, for the records whose
+    whole parse failed only. -#}
+{% macro _cdc_mismatched_columns(value, spec) -%}
+    {%- set images = ['data', 'before'] if spec.envelope == 'cdl_json' else ['after', 'before'] -%}
+    concat_ws(', '
+    {%- for column in spec.columns %},
+        if(
+            {%- for image in images %}
+            from_json(
+                coalesce(
+                    get_json_object({{ value }}, '$.payload.{{ image }}'),
+                    get_json_object({{ value }}, '$.{{ image }}')
+                ),
+                'struct<`{{ column.name }}`: {{ column.raw_type }}, `_cdc_corrupt`: string>',
+                map('columnNameOfCorruptRecord', '_cdc_corrupt')
+            )._cdc_corrupt is not null{{ ' or' if not loop.last }}
+            {%- endfor %},
+            'column {{ column.name }}',
+            null
+        )
+    {%- endfor %}
+    )
 {%- endmacro %}
 
 {#- Row columns the JsonConverter writes as base64 text (bytes, Decimal).

@@ -25,7 +25,7 @@
         if({{ expr }} is null, null, named_struct(
         {%- for child in node.fields %}
             '{{ child.name | replace("'", "\\'") }}',
-            {{ _cdc_decode_node(expr ~ '.`' ~ child.name | replace('`', '``') ~ '`', child, depth) }}
+            {{ _cdc_decode_node(_cdc_field_of(expr, child.name), child, depth) }}
             {{- ',' if not loop.last }}
         {%- endfor %}
         ))
@@ -97,6 +97,16 @@
         {{ exceptions.raise_compiler_error(
             "cdc_decode_column: unknown decoder '" ~ decoder
             ~ "' for column " ~ (node.name or expr) ~ ": re-run python_helpers sync") }}
+    {%- endif -%}
+{%- endmacro %}
+
+{#- Field `name` of the struct `expr` (bracket form after a function call,
+    which sqlfluff cannot parse with a dot). -#}
+{% macro _cdc_field_of(expr, name) -%}
+    {%- if expr.endswith(')') -%}
+        {{ expr }}['{{ name | replace("'", "\\'") }}']
+    {%- else -%}
+        {{ expr }}.`{{ name | replace('`', '``') }}`
     {%- endif -%}
 {%- endmacro %}
 
