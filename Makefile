@@ -37,9 +37,13 @@ test: setup
 check-generated: setup
 	$(PY) -m python_helpers sync --check --landing sample_landing
 
+# one sqlfluff process per core: 5m59s -> 4m03s on 2 cores (the dbt templater
+# compiles once; parsing the models is what takes the time)
+LINT_PROCESSES ?= $(shell nproc 2>/dev/null || echo 1)
+
 lint: setup
 	CDC_STATE_DIR=$(CDC_STATE_DIR)/lint $(PY) -m python_helpers jars >/dev/null
-	CDC_STATE_DIR=$(CDC_STATE_DIR)/lint $(VENV)/bin/sqlfluff lint models tests/dbt
+	CDC_STATE_DIR=$(CDC_STATE_DIR)/lint $(VENV)/bin/sqlfluff lint --processes $(LINT_PROCESSES) models tests/dbt
 	$(VENV)/bin/ruff check python_helpers tests/python bench
 
 typecheck: setup
