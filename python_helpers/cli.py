@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from python_helpers.connect_schema import SchemaError, parse_schema
-from python_helpers.generate import GENERATED_MACRO, read_macro
+from python_helpers.generate import GENERATED_MACRO, SpecError, read_macro
 from python_helpers.jars import install_iceberg_jar
 from python_helpers.project_check import ProjectError
 from python_helpers.spark_types import fields_ddl, raw_type
@@ -90,7 +90,7 @@ def _cmd_sync(args: argparse.Namespace) -> int:
             state_dir=_state(),
             progress=lambda line: print(line, flush=True),
         )
-    except (ProjectError, PropertiesError, FileExistsError) as error:
+    except (ProjectError, PropertiesError, FileExistsError, SpecError) as error:
         print(f"error: sync left the project unchanged past this point: {error}", file=sys.stderr)
         return 1
     for topic, reason in sorted(result.skipped.items()):

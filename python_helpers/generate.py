@@ -27,7 +27,7 @@ from python_helpers.connect_schema import (
 )
 from python_helpers.extended_json import DocType, merge
 from python_helpers.metadata_topics import CHANGES, SOURCE_TYPES
-from python_helpers.spark_types import DECIMAL, decode_column, raw_type
+from python_helpers.spark_types import BASE64, DECIMAL, NUMERIC, decode_column, raw_type
 
 GENERATED_MACRO = Path("macros") / "generated" / "cdc_topic_schemas.sql"
 # Row images: Debezium's before/after, and CDL JSON 1.0's data (= after).
@@ -90,6 +90,9 @@ class TopicSpec:
     # versions whose scale differs from the merged one (their events are
     # decoded with their own scale)
     decimal_scales: dict[str, dict[str, int]] = field(default_factory=dict, compare=False)
+    # the converter's decimal.format (topic.yml `decimal_format`): Decimals
+    # arrive as base64 bytes or as JSON numbers
+    decimal_format: str = BASE64
 
     def merged_with(self, other: TopicSpec) -> TopicSpec:
         """Combine with the spec stored by an earlier sync of the same topic."""
@@ -250,13 +253,18 @@ def render_spec(spec: TopicSpec) -> dict[str, Any]:
         "source_fields": list(source_types),
         "source_types": source_types,
         "columns": [
-            {k: v for k, v in asdict(decode_column(f.name, f.schema)).items() if v is not None}
+            {
+                k: v
+                for k, v in asdict(decode_column(f.name, f.schema, spec.decimal_format)).items()
+                if v is not None
+            }
             | _version_scales(spec, f.name)
             for f in row_schema(spec.value_schema).fields
         ],
         "value_schema": _compact(to_block(spec.value_schema)),
         "key_schema": _compact(to_block(spec.key_schema)) if spec.key_schema else None,
         "schema_fingerprints": sorted(spec.schema_fingerprints),
+        "decimal_format": spec.decimal_format,
     }
 
 
@@ -310,6 +318,8 @@ def _render_mongodb_spec(spec: TopicSpec) -> dict[str, Any]:
 
 
 def _version_scales(spec: TopicSpec, column: str) -> dict[str, Any]:
+    if spec.decimal_format == NUMERIC:
+        return {}  # a JSON number carries its own scale
     scale = _column_scales(spec.value_schema).get(column)
     differing = {
         fp: s for fp, s in sorted(spec.decimal_scales.get(column, {}).items()) if s != scale
@@ -362,5 +372,6 @@ def read_macro(text: str) -> dict[str, TopicSpec]:
                 for column in item.get("columns") or ()
                 if column.get("version_scales")
             },
+            decimal_format=item.get("decimal_format", BASE64),
         )
     return specs

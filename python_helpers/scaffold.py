@@ -199,7 +199,7 @@ def _meta(spec: TopicSpec, layer: str) -> dict[str, Any]:
 def _row_columns(spec: TopicSpec, key_tests: bool) -> list[dict[str, Any]]:
     columns: list[dict[str, Any]] = []
     for item in row_schema(spec.value_schema).fields:
-        decoded = decode_column(item.name, item.schema)
+        decoded = decode_column(item.name, item.schema, spec.decimal_format)
         column: dict[str, Any] = {
             "name": item.name,
             "description": f"Source column `{item.name}`: {decoded.connect_type}"

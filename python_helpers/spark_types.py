@@ -74,6 +74,11 @@ VARIABLE_SCALE_DECIMAL = "io.debezium.data.VariableScaleDecimal"
 # A decimal whose scale is not fixed by its schema (VariableScaleDecimal,
 # CDL decimal text) lands in this type, as Flink CDC maps them.
 UNBOUNDED_DECIMAL = "decimal(38,18)"
+# The JsonConverter's decimal.format: a Decimal is written as base64 bytes
+# (BASE64, Kafka's default) or as a JSON number (NUMERIC, Kafka >= 2.4).
+BASE64 = "base64"
+NUMERIC = "numeric"
+DECIMAL_FORMATS = (BASE64, NUMERIC)
 # Primitive nodes (any type) whose names are known not to be logical types.
 _PLAIN_NAMES = frozenset({"io.debezium.data.Enum"})
 
@@ -173,28 +178,32 @@ def describe(schema: ConnectSchema) -> str:
     return text + ("" if schema.optional else ", not null")
 
 
-def decoder(schema: ConnectSchema, path: str = "$") -> Decoder:
+def decoder(schema: ConnectSchema, path: str = "$", decimal_format: str = BASE64) -> Decoder:
     """Decide how one schema node is decoded, at any depth. A logical type
-    the generator does not know raises UnknownTypeError naming ``path``."""
+    the generator does not know raises UnknownTypeError naming ``path``.
+    ``decimal_format`` is the JsonConverter's ``decimal.format``: Decimals
+    are base64 bytes (BASE64, the default) or JSON numbers (NUMERIC)."""
     raw = raw_type(schema)
     if schema.type == "struct":
         if schema.name == VARIABLE_SCALE_DECIMAL:
             return Decoder("variable_decimal", raw, UNBOUNDED_DECIMAL)
-        fields = tuple((f.name, decoder(f.schema, f"{path}.{f.name}")) for f in schema.fields)
+        fields = tuple(
+            (f.name, decoder(f.schema, f"{path}.{f.name}", decimal_format)) for f in schema.fields
+        )
         if all(child.decoder == "none" for _, child in fields):
             return Decoder("none", raw, raw)
         inner = ", ".join(f"{quote_identifier(name)}: {child.type}" for name, child in fields)
         return Decoder("struct", raw, f"struct<{inner}>", fields=fields)
     if schema.type == "array":
         assert schema.items is not None
-        items = decoder(schema.items, f"{path}[]")
+        items = decoder(schema.items, f"{path}[]", decimal_format)
         if items.decoder == "none":
             return Decoder("none", raw, raw)
         return Decoder("array", raw, f"array<{items.type}>", items=items)
     if schema.type == "map":
         assert schema.keys is not None and schema.values is not None
-        keys = decoder(schema.keys, f"{path}.keys")
-        values = decoder(schema.values, f"{path}.values")
+        keys = decoder(schema.keys, f"{path}.keys", decimal_format)
+        values = decoder(schema.values, f"{path}.values", decimal_format)
         spark_type = f"map<{keys.type}, {values.type}>"
         if schema.keys.type != "string":
             return Decoder("map_entries", raw, spark_type, keys=keys, values=values)
@@ -208,7 +217,8 @@ def decoder(schema: ConnectSchema, path: str = "$") -> Decoder:
         precision = int(precision_text) if precision_text else SPARK_MAX_PRECISION
         precision = min(max(precision, scale, 1), SPARK_MAX_PRECISION)
         scale = min(scale, precision)
-        return Decoder("decimal", raw, f"decimal({precision},{scale})", scale)
+        kind = "number_decimal" if decimal_format == NUMERIC else "decimal"
+        return Decoder(kind, raw, f"decimal({precision},{scale})", scale)
     if schema.name is not None:
         if schema.name not in _LOGICAL:
             raise UnknownTypeError(
@@ -242,9 +252,9 @@ def _expect(schema: ConnectSchema, connect_type: str, path: str) -> None:
         )
 
 
-def decode_column(name: str, schema: ConnectSchema) -> DecodedColumn:
+def decode_column(name: str, schema: ConnectSchema, decimal_format: str = BASE64) -> DecodedColumn:
     """Decide the native Spark type of one top-level row-image column."""
-    node = decoder(schema, name)
+    node = decoder(schema, name, decimal_format)
     nested = node.spec()
     return DecodedColumn(
         name=name,

@@ -39,7 +39,7 @@ from python_helpers.metadata_topics import CHANGES, METADATA_CONNECTOR, metadata
 from python_helpers.mongodb import KEY_FIELD, MONGODB, envelope_schema
 from python_helpers.project_check import check_project
 from python_helpers.scaffold import scaffold_all
-from python_helpers.spark_types import check_decodable
+from python_helpers.spark_types import BASE64, DECIMAL_FORMATS, check_decodable
 from python_helpers.topic_schema import TopicSchemas, scan_file
 
 STATE_FILE = "sync-state.json"
@@ -110,6 +110,17 @@ def _given_schema(
         except (ValueError, SchemaError) as error:
             raise SpecError(f"{schema_file}: not a Kafka Connect schema block: {error}") from None
     return None, None, None
+
+
+def _decimal_format(topic_dir: Path, config: dict[str, Any]) -> str:
+    """The converter's decimal.format as topic.yml gives it (default base64)."""
+    value = str(config.get("decimal_format", BASE64)).lower()
+    if value not in DECIMAL_FORMATS:
+        raise SpecError(
+            f"{topic_dir / TOPIC_CONFIG_FILE}: decimal_format is {value!r}; expected one of"
+            f" {', '.join(DECIMAL_FORMATS)} (the JsonConverter's decimal.format)"
+        )
+    return value
 
 
 def _primary_key(collected: TopicSchemas, configured: tuple[str, ...]) -> tuple[str, ...]:
@@ -254,6 +265,7 @@ def spec_for_topic(
         key_schema=key_schema,
         schema_fingerprints=frozenset(collected.schema_fingerprints),
         decimal_scales=decimal_scales(collected.versions),
+        decimal_format=_decimal_format(topic_dir, config),
     )
     return spec, None
 
@@ -279,6 +291,8 @@ def sync(
     dirs = topic_dirs(landing)
     # topics that borrow another topic's schema go after the others
     configs = {d.name: _topic_config(d) for d in dirs}
+    for topic_dir in dirs:  # a wrong setting stops sync, naming the file
+        _decimal_format(topic_dir, configs[topic_dir.name])
     dirs.sort(key=lambda d: bool(configs[d.name].get("schema_from")))
     for topic_dir in dirs:
         started = time.monotonic()

@@ -36,8 +36,8 @@
             {%- endfor %}
             else {{ cdc_decode_column(raw, column) }}
         end, null) as `{{ column.name }}`,
-        {%- elif column.decoder in ('decimal', 'base64') %}
-        if({{ _cdc_is_base64(raw) }}, {{ cdc_decode_column(raw, column) }}, null)
+        {%- elif column.decoder in ('decimal', 'base64', 'number_decimal') %}
+        if({{ _cdc_wire_text_ok(raw, column) }}, {{ cdc_decode_column(raw, column) }}, null)
             as `{{ column.name }}`,
         {%- else %}
         {{ cdc_decode_column(raw, column) }} as `{{ column.name }}`,
@@ -54,8 +54,8 @@
                 when {{ _cdc_not_covered('rowed._schema_fingerprint', spec) }}
                     then 'schema_not_covered'
                 {%- endif %}
-                {%- for column in _cdc_base64_columns(spec) %}
-                when not {{ _cdc_is_base64('rowed._row.`' ~ column.name ~ '`') }}
+                {%- for column in _cdc_wire_text_columns(spec) %}
+                when not {{ _cdc_wire_text_ok('rowed._row.`' ~ column.name ~ '`', column) }}
                     then 'type_mismatch'
                 {%- endfor %}
                 when rowed._event is null then 'null_payload'
@@ -95,12 +95,21 @@
                         ' `dbt build --full-refresh --select {{ this.identifier }}+`'
                     )
                 {%- endif %}
-                {%- for column in _cdc_base64_columns(spec) %}
-                when not {{ _cdc_is_base64('rowed._row.`' ~ column.name ~ '`') }}
+                {%- for column in _cdc_wire_text_columns(spec) %}
+                when not {{ _cdc_wire_text_ok('rowed._row.`' ~ column.name ~ '`', column) }}
                     then concat(
                         'column {{ column.name }} is {{ column.connect_type.split(",")[0] }}',
                         ' but holds ', left(rowed._row.`{{ column.name }}`, 40),
+                        {%- if column.decoder == 'number_decimal' %}
+                        ', not a number that fits {{ column.type }}',
+                        ' (topic.yml says decimal_format: numeric)'
+                        {%- elif column.decoder == 'decimal' %}
+                        ', not the base64 text the JsonConverter writes',
+                        ' (a converter with decimal.format=NUMERIC writes numbers:',
+                        ' then set `decimal_format: numeric` in topic.yml)'
+                        {%- else %}
                         ', not the base64 text the JsonConverter writes'
+                        {%- endif %}
                     )
                 {%- endfor %}
                 when rowed._event.op not in ('c', 'r', 'u', 'd', 't')
@@ -197,12 +206,27 @@
     )
 {%- endmacro %}
 
-{#- Row columns the JsonConverter writes as base64 text (bytes, Decimal).
-    from_json reads any JSON token into their string field, so a value
-    written as a plain number would otherwise decode to a wrong value
+{#- Row columns the JsonConverter writes as text of a form: base64 (bytes,
+    Decimal) or a decimal number (Decimal with decimal.format=NUMERIC).
+    from_json reads any JSON token into their string field, so a value of
+    another form would otherwise decode to a wrong value or a null
     silently: such a record is quarantined as type_mismatch instead. -#}
-{% macro _cdc_base64_columns(spec) -%}
-    {{- return(spec.columns | selectattr('decoder', 'in', ['decimal', 'base64']) | list) -}}
+{% macro _cdc_wire_text_columns(spec) -%}
+    {{- return(spec.columns | selectattr('decoder', 'in', ['decimal', 'base64', 'number_decimal'])
+        | list) -}}
+{%- endmacro %}
+
+{#- True when a wire-text column's text has its expected form (or is null). -#}
+{% macro _cdc_wire_text_ok(expr, column) -%}
+    {%- if column.decoder == 'number_decimal' -%}
+        coalesce(
+            {{ expr }} rlike '^-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?$'
+            and try_cast({{ expr }} as {{ column.type }}) is not null,
+            true
+        )
+    {%- else -%}
+        {{ _cdc_is_base64(expr) }}
+    {%- endif -%}
 {%- endmacro %}
 
 {% macro _cdc_is_base64(expr) -%}

@@ -91,6 +91,7 @@ topics:
     schema_fingerprints:
     - 347433e3f3b915072ab7acb51a2ce0a8
     - 609f92e17d4b77f62e8e1bfe90e073a3
+    decimal_format: base64
   RW_CDC_0:
     connector: mysql
     kind: schema_changes
@@ -267,6 +268,7 @@ topics:
     key_schema: null
     schema_fingerprints:
     - e435e4277070f2d762d4682a6956f095
+    decimal_format: base64
   cdl_json.public.ct_pg2hudi:
     connector: cdl
     envelope: cdl_json
@@ -348,6 +350,7 @@ topics:
     key_schema: null
     schema_fingerprints:
     - 14edc66d5350e537685c3eb09c81ce3a
+    decimal_format: base64
   dbserver1.inventory.customers:
     connector: mysql
     envelope: debezium
@@ -438,6 +441,7 @@ topics:
     key_schema: null
     schema_fingerprints:
     - 343a20d1c9155409c3e31810b260e168
+    decimal_format: base64
   fullfillment.inventory.products:
     connector: postgresql
     envelope: debezium
@@ -519,6 +523,7 @@ topics:
     key_schema: null
     schema_fingerprints:
     - 7b99a5039555753836e8e87cc0c3dd5d
+    decimal_format: base64
   fullfillment1.inventory.inventory:
     connector: mongodb
     envelope: mongodb
@@ -1071,6 +1076,542 @@ topics:
     document: '{"fields":[["_id",{"kind":"oid"}],["created_at",{"kind":"long"}],["created_by",{"kind":"string"}],["tags",{"items":{"kind":"string"},"kind":"array"}],["updated_at",{"kind":"date"}],["id",{"kind":"oid"}],["name",{"kind":"string"}],["age",{"kind":"int"}],["created_time",{"kind":"long"}],["updated_time",{"kind":"long"}],["deleted_time",{"kind":"date"}],["register_time",{"kind":"json"}],["double_nan",{"kind":"double"}],["double_inf",{"kind":"double"}],["double_ninf",{"kind":"double"}],["double_zero",{"kind":"double"}],["boolean_true",{"kind":"bool"}],["boolean_false",{"kind":"bool"}],["array",{"items":{"kind":"string"},"kind":"array"}],["array_mix",{"items":{"kind":"json"},"kind":"array"}],["decimal",{"kind":"decimal","scale":2}],["decimal_nan",{"kind":"decimal","scale":0}],["regex",{"kind":"json"}],["symbol",{"kind":"json"}],["minKey",{"kind":"json"}],["maxKey",{"kind":"json"}],["code",{"kind":"json"}],["null",{"kind":"null"}],["undefined",{"kind":"json"}],["binary",{"kind":"binary"}],["uuid",{"kind":"uuid"}],["context",{"fields":[["city",{"kind":"string"}],["location",{"fields":[["lat",{"kind":"double"}],["lon",{"kind":"double"}]],"kind":"doc"}],["start_time",{"kind":"int"}],["end_time",{"kind":"long"}],["args",{"items":{"kind":"int"},"kind":"array"}],["nan",{"kind":"double"}]],"kind":"doc"}]],"kind":"doc"}'
     value_schema: '{"fields":[{"field":"before","optional":true,"type":"string"},{"field":"after","optional":true,"type":"string"},{"field":"patch","optional":true,"type":"string"},{"field":"filter","optional":true,"type":"string"},{"field":"updateDescription","fields":[{"field":"removedFields","items":{"optional":false,"type":"string"},"optional":true,"type":"array"},{"field":"updatedFields","optional":true,"type":"string"},{"field":"truncatedArrays","items":{"fields":[{"field":"field","optional":true,"type":"string"},{"field":"size","optional":true,"type":"string"}],"optional":true,"type":"struct"},"optional":true,"type":"array"}],"optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":true,"type":"string"},{"field":"connector","optional":true,"type":"string"},{"field":"name","optional":true,"type":"string"},{"field":"ts_ms","optional":true,"type":"string"},{"field":"snapshot","optional":true,"type":"string"},{"field":"db","optional":true,"type":"string"},{"field":"sequence","optional":true,"type":"string"},{"field":"ts_us","optional":true,"type":"string"},{"field":"ts_ns","optional":true,"type":"string"},{"field":"collection","optional":true,"type":"string"},{"field":"ord","optional":true,"type":"string"},{"field":"lsid","optional":true,"type":"string"},{"field":"txnNumber","optional":true,"type":"string"},{"field":"wallTime","optional":true,"type":"string"}],"optional":true,"type":"struct"},{"field":"op","optional":true,"type":"string"},{"field":"ts_ms","optional":true,"type":"string"},{"field":"transaction","fields":[{"field":"id","optional":true,"type":"string"},{"field":"total_order","optional":true,"type":"string"},{"field":"data_collection_order","optional":true,"type":"string"}],"optional":true,"type":"struct"}],"optional":false,"type":"struct"}'
     key_schema: null
+  mysql_binlog_source.column_type_test.full_types:
+    connector: mysql
+    envelope: debezium
+    source_table: column_type_test_2jid2b_full_types
+    primary_key:
+    - id
+    value_type: 'struct<`before`: struct<`id`: string, `tiny_c`: smallint, `tiny_un_c`: smallint, `tiny_un_z_c`:
+      smallint, `small_c`: smallint, `small_un_c`: int, `small_un_z_c`: int, `medium_c`: int, `medium_un_c`:
+      int, `medium_un_z_c`: int, `int_c`: int, `int_un_c`: bigint, `int_un_z_c`: bigint, `int11_c`: int,
+      `big_c`: bigint, `big_un_c`: string, `big_un_z_c`: string, `varchar_c`: string, `char_c`: string,
+      `real_c`: float, `float_c`: float, `float_un_c`: float, `float_un_z_c`: float, `double_c`: double,
+      `double_un_c`: double, `double_un_z_c`: double, `decimal_c`: string, `decimal_un_c`: string, `decimal_un_z_c`:
+      string, `numeric_c`: string, `big_decimal_c`: string, `bit1_c`: boolean, `tiny1_c`: smallint, `boolean_c`:
+      smallint, `date_c`: int, `time_c`: bigint, `datetime3_c`: bigint, `datetime6_c`: bigint, `timestamp_c`:
+      string, `file_uuid`: string, `bit_c`: string, `text_c`: string, `tiny_blob_c`: string, `blob_c`:
+      string, `medium_blob_c`: string, `long_blob_c`: string, `year_c`: int, `enum_c`: string, `set_c`:
+      string, `json_c`: string, `point_c`: struct<`x`: double, `y`: double, `wkb`: string, `srid`: int>,
+      `geometry_c`: struct<`wkb`: string, `srid`: int>, `linestring_c`: struct<`wkb`: string, `srid`:
+      int>, `polygon_c`: struct<`wkb`: string, `srid`: int>, `multipoint_c`: struct<`wkb`: string, `srid`:
+      int>, `multiline_c`: struct<`wkb`: string, `srid`: int>, `multipolygon_c`: struct<`wkb`: string,
+      `srid`: int>, `geometrycollection_c`: struct<`wkb`: string, `srid`: int>, `varchar_len0_c`: string>,
+      `after`: struct<`id`: string, `tiny_c`: smallint, `tiny_un_c`: smallint, `tiny_un_z_c`: smallint,
+      `small_c`: smallint, `small_un_c`: int, `small_un_z_c`: int, `medium_c`: int, `medium_un_c`: int,
+      `medium_un_z_c`: int, `int_c`: int, `int_un_c`: bigint, `int_un_z_c`: bigint, `int11_c`: int, `big_c`:
+      bigint, `big_un_c`: string, `big_un_z_c`: string, `varchar_c`: string, `char_c`: string, `real_c`:
+      float, `float_c`: float, `float_un_c`: float, `float_un_z_c`: float, `double_c`: double, `double_un_c`:
+      double, `double_un_z_c`: double, `decimal_c`: string, `decimal_un_c`: string, `decimal_un_z_c`:
+      string, `numeric_c`: string, `big_decimal_c`: string, `bit1_c`: boolean, `tiny1_c`: smallint, `boolean_c`:
+      smallint, `date_c`: int, `time_c`: bigint, `datetime3_c`: bigint, `datetime6_c`: bigint, `timestamp_c`:
+      string, `file_uuid`: string, `bit_c`: string, `text_c`: string, `tiny_blob_c`: string, `blob_c`:
+      string, `medium_blob_c`: string, `long_blob_c`: string, `year_c`: int, `enum_c`: string, `set_c`:
+      string, `json_c`: string, `point_c`: struct<`x`: double, `y`: double, `wkb`: string, `srid`: int>,
+      `geometry_c`: struct<`wkb`: string, `srid`: int>, `linestring_c`: struct<`wkb`: string, `srid`:
+      int>, `polygon_c`: struct<`wkb`: string, `srid`: int>, `multipoint_c`: struct<`wkb`: string, `srid`:
+      int>, `multiline_c`: struct<`wkb`: string, `srid`: int>, `multipolygon_c`: struct<`wkb`: string,
+      `srid`: int>, `geometrycollection_c`: struct<`wkb`: string, `srid`: int>, `varchar_len0_c`: string>,
+      `source`: struct<`version`: string, `connector`: string, `name`: string, `ts_ms`: string, `snapshot`:
+      string, `db`: string, `sequence`: string, `table`: string, `server_id`: string, `gtid`: string,
+      `file`: string, `pos`: string, `row`: string, `thread`: string, `query`: string>, `op`: string,
+      `ts_ms`: string, `transaction`: struct<`id`: string, `total_order`: string, `data_collection_order`:
+      string>>'
+    key_type: null
+    key_fields: []
+    parse_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    - transaction
+    envelope_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    - transaction
+    source_fields:
+    - version
+    - connector
+    - name
+    - ts_ms
+    - snapshot
+    - db
+    - sequence
+    - table
+    - server_id
+    - gtid
+    - file
+    - pos
+    - row
+    - thread
+    - query
+    source_types:
+      version: string
+      connector: string
+      name: string
+      ts_ms: bigint
+      snapshot: string
+      db: string
+      sequence: string
+      table: string
+      server_id: bigint
+      gtid: string
+      file: string
+      pos: bigint
+      row: int
+      thread: bigint
+      query: string
+    columns:
+    - name: id
+      raw_type: string
+      type: decimal(20,0)
+      decoder: decimal
+      optional: false
+      connect_type: bytes (org.apache.kafka.connect.data.Decimal), not null
+      scale: 0
+    - name: tiny_c
+      raw_type: smallint
+      type: smallint
+      decoder: none
+      optional: true
+      connect_type: int16
+    - name: tiny_un_c
+      raw_type: smallint
+      type: smallint
+      decoder: none
+      optional: true
+      connect_type: int16
+    - name: tiny_un_z_c
+      raw_type: smallint
+      type: smallint
+      decoder: none
+      optional: true
+      connect_type: int16
+    - name: small_c
+      raw_type: smallint
+      type: smallint
+      decoder: none
+      optional: true
+      connect_type: int16
+    - name: small_un_c
+      raw_type: int
+      type: int
+      decoder: none
+      optional: true
+      connect_type: int32
+    - name: small_un_z_c
+      raw_type: int
+      type: int
+      decoder: none
+      optional: true
+      connect_type: int32
+    - name: medium_c
+      raw_type: int
+      type: int
+      decoder: none
+      optional: true
+      connect_type: int32
+    - name: medium_un_c
+      raw_type: int
+      type: int
+      decoder: none
+      optional: true
+      connect_type: int32
+    - name: medium_un_z_c
+      raw_type: int
+      type: int
+      decoder: none
+      optional: true
+      connect_type: int32
+    - name: int_c
+      raw_type: int
+      type: int
+      decoder: none
+      optional: true
+      connect_type: int32
+    - name: int_un_c
+      raw_type: bigint
+      type: bigint
+      decoder: none
+      optional: true
+      connect_type: int64
+    - name: int_un_z_c
+      raw_type: bigint
+      type: bigint
+      decoder: none
+      optional: true
+      connect_type: int64
+    - name: int11_c
+      raw_type: int
+      type: int
+      decoder: none
+      optional: true
+      connect_type: int32
+    - name: big_c
+      raw_type: bigint
+      type: bigint
+      decoder: none
+      optional: true
+      connect_type: int64
+    - name: big_un_c
+      raw_type: string
+      type: decimal(20,0)
+      decoder: decimal
+      optional: true
+      connect_type: bytes (org.apache.kafka.connect.data.Decimal)
+      scale: 0
+    - name: big_un_z_c
+      raw_type: string
+      type: decimal(20,0)
+      decoder: decimal
+      optional: true
+      connect_type: bytes (org.apache.kafka.connect.data.Decimal)
+      scale: 0
+    - name: varchar_c
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: char_c
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: real_c
+      raw_type: float
+      type: float
+      decoder: none
+      optional: true
+      connect_type: float
+    - name: float_c
+      raw_type: float
+      type: float
+      decoder: none
+      optional: true
+      connect_type: float
+    - name: float_un_c
+      raw_type: float
+      type: float
+      decoder: none
+      optional: true
+      connect_type: float
+    - name: float_un_z_c
+      raw_type: float
+      type: float
+      decoder: none
+      optional: true
+      connect_type: float
+    - name: double_c
+      raw_type: double
+      type: double
+      decoder: none
+      optional: true
+      connect_type: double
+    - name: double_un_c
+      raw_type: double
+      type: double
+      decoder: none
+      optional: true
+      connect_type: double
+    - name: double_un_z_c
+      raw_type: double
+      type: double
+      decoder: none
+      optional: true
+      connect_type: double
+    - name: decimal_c
+      raw_type: string
+      type: decimal(8,4)
+      decoder: decimal
+      optional: true
+      connect_type: bytes (org.apache.kafka.connect.data.Decimal)
+      scale: 4
+    - name: decimal_un_c
+      raw_type: string
+      type: decimal(8,4)
+      decoder: decimal
+      optional: true
+      connect_type: bytes (org.apache.kafka.connect.data.Decimal)
+      scale: 4
+    - name: decimal_un_z_c
+      raw_type: string
+      type: decimal(8,4)
+      decoder: decimal
+      optional: true
+      connect_type: bytes (org.apache.kafka.connect.data.Decimal)
+      scale: 4
+    - name: numeric_c
+      raw_type: string
+      type: decimal(6,0)
+      decoder: decimal
+      optional: true
+      connect_type: bytes (org.apache.kafka.connect.data.Decimal)
+      scale: 0
+    - name: big_decimal_c
+      raw_type: string
+      type: decimal(38,1)
+      decoder: decimal
+      optional: true
+      connect_type: bytes (org.apache.kafka.connect.data.Decimal)
+      scale: 1
+    - name: bit1_c
+      raw_type: boolean
+      type: boolean
+      decoder: none
+      optional: true
+      connect_type: boolean
+    - name: tiny1_c
+      raw_type: smallint
+      type: smallint
+      decoder: none
+      optional: true
+      connect_type: int16
+    - name: boolean_c
+      raw_type: smallint
+      type: smallint
+      decoder: none
+      optional: true
+      connect_type: int16
+    - name: date_c
+      raw_type: int
+      type: date
+      decoder: date
+      optional: true
+      connect_type: int32 (io.debezium.time.Date)
+    - name: time_c
+      raw_type: bigint
+      type: string
+      decoder: time_micros
+      optional: true
+      connect_type: int64 (io.debezium.time.MicroTime)
+    - name: datetime3_c
+      raw_type: bigint
+      type: timestamp
+      decoder: timestamp_millis
+      optional: true
+      connect_type: int64 (io.debezium.time.Timestamp)
+    - name: datetime6_c
+      raw_type: bigint
+      type: timestamp
+      decoder: timestamp_micros
+      optional: true
+      connect_type: int64 (io.debezium.time.MicroTimestamp)
+    - name: timestamp_c
+      raw_type: string
+      type: timestamp
+      decoder: zoned_timestamp
+      optional: false
+      connect_type: string (io.debezium.time.ZonedTimestamp), not null
+    - name: file_uuid
+      raw_type: string
+      type: binary
+      decoder: base64
+      optional: true
+      connect_type: bytes
+    - name: bit_c
+      raw_type: string
+      type: binary
+      decoder: base64
+      optional: true
+      connect_type: bytes (io.debezium.data.Bits)
+    - name: text_c
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: tiny_blob_c
+      raw_type: string
+      type: binary
+      decoder: base64
+      optional: true
+      connect_type: bytes
+    - name: blob_c
+      raw_type: string
+      type: binary
+      decoder: base64
+      optional: true
+      connect_type: bytes
+    - name: medium_blob_c
+      raw_type: string
+      type: binary
+      decoder: base64
+      optional: true
+      connect_type: bytes
+    - name: long_blob_c
+      raw_type: string
+      type: binary
+      decoder: base64
+      optional: true
+      connect_type: bytes
+    - name: year_c
+      raw_type: int
+      type: int
+      decoder: none
+      optional: true
+      connect_type: int32 (io.debezium.time.Year)
+    - name: enum_c
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string (io.debezium.data.Enum)
+    - name: set_c
+      raw_type: string
+      type: array<string>
+      decoder: enum_set
+      optional: true
+      connect_type: string (io.debezium.data.EnumSet)
+    - name: json_c
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string (io.debezium.data.Json)
+    - name: point_c
+      raw_type: 'struct<`x`: double, `y`: double, `wkb`: string, `srid`: int>'
+      type: 'struct<`x`: double, `y`: double, `wkb`: binary, `srid`: int>'
+      decoder: struct
+      optional: true
+      connect_type: struct
+      fields:
+      - name: x
+        decoder: none
+        raw_type: double
+        type: double
+      - name: y
+        decoder: none
+        raw_type: double
+        type: double
+      - name: wkb
+        decoder: base64
+        raw_type: string
+        type: binary
+      - name: srid
+        decoder: none
+        raw_type: int
+        type: int
+    - name: geometry_c
+      raw_type: 'struct<`wkb`: string, `srid`: int>'
+      type: 'struct<`wkb`: binary, `srid`: int>'
+      decoder: struct
+      optional: true
+      connect_type: struct
+      fields:
+      - name: wkb
+        decoder: base64
+        raw_type: string
+        type: binary
+      - name: srid
+        decoder: none
+        raw_type: int
+        type: int
+    - name: linestring_c
+      raw_type: 'struct<`wkb`: string, `srid`: int>'
+      type: 'struct<`wkb`: binary, `srid`: int>'
+      decoder: struct
+      optional: true
+      connect_type: struct
+      fields:
+      - name: wkb
+        decoder: base64
+        raw_type: string
+        type: binary
+      - name: srid
+        decoder: none
+        raw_type: int
+        type: int
+    - name: polygon_c
+      raw_type: 'struct<`wkb`: string, `srid`: int>'
+      type: 'struct<`wkb`: binary, `srid`: int>'
+      decoder: struct
+      optional: true
+      connect_type: struct
+      fields:
+      - name: wkb
+        decoder: base64
+        raw_type: string
+        type: binary
+      - name: srid
+        decoder: none
+        raw_type: int
+        type: int
+    - name: multipoint_c
+      raw_type: 'struct<`wkb`: string, `srid`: int>'
+      type: 'struct<`wkb`: binary, `srid`: int>'
+      decoder: struct
+      optional: true
+      connect_type: struct
+      fields:
+      - name: wkb
+        decoder: base64
+        raw_type: string
+        type: binary
+      - name: srid
+        decoder: none
+        raw_type: int
+        type: int
+    - name: multiline_c
+      raw_type: 'struct<`wkb`: string, `srid`: int>'
+      type: 'struct<`wkb`: binary, `srid`: int>'
+      decoder: struct
+      optional: true
+      connect_type: struct
+      fields:
+      - name: wkb
+        decoder: base64
+        raw_type: string
+        type: binary
+      - name: srid
+        decoder: none
+        raw_type: int
+        type: int
+    - name: multipolygon_c
+      raw_type: 'struct<`wkb`: string, `srid`: int>'
+      type: 'struct<`wkb`: binary, `srid`: int>'
+      decoder: struct
+      optional: true
+      connect_type: struct
+      fields:
+      - name: wkb
+        decoder: base64
+        raw_type: string
+        type: binary
+      - name: srid
+        decoder: none
+        raw_type: int
+        type: int
+    - name: geometrycollection_c
+      raw_type: 'struct<`wkb`: string, `srid`: int>'
+      type: 'struct<`wkb`: binary, `srid`: int>'
+      decoder: struct
+      optional: true
+      connect_type: struct
+      fields:
+      - name: wkb
+        decoder: base64
+        raw_type: string
+        type: binary
+      - name: srid
+        decoder: none
+        raw_type: int
+        type: int
+    - name: varchar_len0_c
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    value_schema: '{"fields":[{"field":"before","fields":[{"field":"id","name":"org.apache.kafka.connect.data.Decimal","optional":false,"parameters":{"connect.decimal.precision":"20","scale":"0"},"type":"bytes"},{"field":"tiny_c","optional":true,"type":"int16"},{"field":"tiny_un_c","optional":true,"type":"int16"},{"field":"tiny_un_z_c","optional":true,"type":"int16"},{"field":"small_c","optional":true,"type":"int16"},{"field":"small_un_c","optional":true,"type":"int32"},{"field":"small_un_z_c","optional":true,"type":"int32"},{"field":"medium_c","optional":true,"type":"int32"},{"field":"medium_un_c","optional":true,"type":"int32"},{"field":"medium_un_z_c","optional":true,"type":"int32"},{"field":"int_c","optional":true,"type":"int32"},{"field":"int_un_c","optional":true,"type":"int64"},{"field":"int_un_z_c","optional":true,"type":"int64"},{"field":"int11_c","optional":true,"type":"int32"},{"field":"big_c","optional":true,"type":"int64"},{"field":"big_un_c","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"20","scale":"0"},"type":"bytes"},{"field":"big_un_z_c","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"20","scale":"0"},"type":"bytes"},{"field":"varchar_c","optional":true,"type":"string"},{"field":"char_c","optional":true,"type":"string"},{"field":"real_c","optional":true,"type":"float"},{"field":"float_c","optional":true,"type":"float"},{"field":"float_un_c","optional":true,"type":"float"},{"field":"float_un_z_c","optional":true,"type":"float"},{"field":"double_c","optional":true,"type":"double"},{"field":"double_un_c","optional":true,"type":"double"},{"field":"double_un_z_c","optional":true,"type":"double"},{"field":"decimal_c","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"8","scale":"4"},"type":"bytes"},{"field":"decimal_un_c","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"8","scale":"4"},"type":"bytes"},{"field":"decimal_un_z_c","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"8","scale":"4"},"type":"bytes"},{"field":"numeric_c","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"6","scale":"0"},"type":"bytes"},{"field":"big_decimal_c","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"65","scale":"1"},"type":"bytes"},{"field":"bit1_c","optional":true,"type":"boolean"},{"field":"tiny1_c","optional":true,"type":"int16"},{"field":"boolean_c","optional":true,"type":"int16"},{"field":"date_c","name":"io.debezium.time.Date","optional":true,"type":"int32"},{"field":"time_c","name":"io.debezium.time.MicroTime","optional":true,"type":"int64"},{"field":"datetime3_c","name":"io.debezium.time.Timestamp","optional":true,"type":"int64"},{"field":"datetime6_c","name":"io.debezium.time.MicroTimestamp","optional":true,"type":"int64"},{"field":"timestamp_c","name":"io.debezium.time.ZonedTimestamp","optional":false,"type":"string"},{"field":"file_uuid","optional":true,"type":"bytes"},{"field":"bit_c","name":"io.debezium.data.Bits","optional":true,"parameters":{"length":"64"},"type":"bytes"},{"field":"text_c","optional":true,"type":"string"},{"field":"tiny_blob_c","optional":true,"type":"bytes"},{"field":"blob_c","optional":true,"type":"bytes"},{"field":"medium_blob_c","optional":true,"type":"bytes"},{"field":"long_blob_c","optional":true,"type":"bytes"},{"field":"year_c","name":"io.debezium.time.Year","optional":true,"type":"int32"},{"field":"enum_c","name":"io.debezium.data.Enum","optional":true,"parameters":{"allowed":"red,white"},"type":"string"},{"field":"set_c","name":"io.debezium.data.EnumSet","optional":true,"parameters":{"allowed":"a,b"},"type":"string"},{"field":"json_c","name":"io.debezium.data.Json","optional":true,"type":"string"},{"field":"point_c","fields":[{"field":"x","optional":false,"type":"double"},{"field":"y","optional":false,"type":"double"},{"field":"wkb","optional":true,"type":"bytes"},{"field":"srid","optional":true,"type":"int32"}],"name":"io.debezium.data.geometry.Point","optional":true,"type":"struct"},{"field":"geometry_c","fields":[{"field":"wkb","optional":false,"type":"bytes"},{"field":"srid","optional":true,"type":"int32"}],"name":"io.debezium.data.geometry.Geometry","optional":true,"type":"struct"},{"field":"linestring_c","fields":[{"field":"wkb","optional":false,"type":"bytes"},{"field":"srid","optional":true,"type":"int32"}],"name":"io.debezium.data.geometry.Geometry","optional":true,"type":"struct"},{"field":"polygon_c","fields":[{"field":"wkb","optional":false,"type":"bytes"},{"field":"srid","optional":true,"type":"int32"}],"name":"io.debezium.data.geometry.Geometry","optional":true,"type":"struct"},{"field":"multipoint_c","fields":[{"field":"wkb","optional":false,"type":"bytes"},{"field":"srid","optional":true,"type":"int32"}],"name":"io.debezium.data.geometry.Geometry","optional":true,"type":"struct"},{"field":"multiline_c","fields":[{"field":"wkb","optional":false,"type":"bytes"},{"field":"srid","optional":true,"type":"int32"}],"name":"io.debezium.data.geometry.Geometry","optional":true,"type":"struct"},{"field":"multipolygon_c","fields":[{"field":"wkb","optional":false,"type":"bytes"},{"field":"srid","optional":true,"type":"int32"}],"name":"io.debezium.data.geometry.Geometry","optional":true,"type":"struct"},{"field":"geometrycollection_c","fields":[{"field":"wkb","optional":false,"type":"bytes"},{"field":"srid","optional":true,"type":"int32"}],"name":"io.debezium.data.geometry.Geometry","optional":true,"type":"struct"},{"field":"varchar_len0_c","optional":true,"type":"string"}],"name":"mysql_binlog_source.column_type_test.full_types.Value","optional":true,"type":"struct"},{"field":"after","fields":[{"field":"id","name":"org.apache.kafka.connect.data.Decimal","optional":false,"parameters":{"connect.decimal.precision":"20","scale":"0"},"type":"bytes"},{"field":"tiny_c","optional":true,"type":"int16"},{"field":"tiny_un_c","optional":true,"type":"int16"},{"field":"tiny_un_z_c","optional":true,"type":"int16"},{"field":"small_c","optional":true,"type":"int16"},{"field":"small_un_c","optional":true,"type":"int32"},{"field":"small_un_z_c","optional":true,"type":"int32"},{"field":"medium_c","optional":true,"type":"int32"},{"field":"medium_un_c","optional":true,"type":"int32"},{"field":"medium_un_z_c","optional":true,"type":"int32"},{"field":"int_c","optional":true,"type":"int32"},{"field":"int_un_c","optional":true,"type":"int64"},{"field":"int_un_z_c","optional":true,"type":"int64"},{"field":"int11_c","optional":true,"type":"int32"},{"field":"big_c","optional":true,"type":"int64"},{"field":"big_un_c","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"20","scale":"0"},"type":"bytes"},{"field":"big_un_z_c","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"20","scale":"0"},"type":"bytes"},{"field":"varchar_c","optional":true,"type":"string"},{"field":"char_c","optional":true,"type":"string"},{"field":"real_c","optional":true,"type":"float"},{"field":"float_c","optional":true,"type":"float"},{"field":"float_un_c","optional":true,"type":"float"},{"field":"float_un_z_c","optional":true,"type":"float"},{"field":"double_c","optional":true,"type":"double"},{"field":"double_un_c","optional":true,"type":"double"},{"field":"double_un_z_c","optional":true,"type":"double"},{"field":"decimal_c","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"8","scale":"4"},"type":"bytes"},{"field":"decimal_un_c","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"8","scale":"4"},"type":"bytes"},{"field":"decimal_un_z_c","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"8","scale":"4"},"type":"bytes"},{"field":"numeric_c","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"6","scale":"0"},"type":"bytes"},{"field":"big_decimal_c","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"65","scale":"1"},"type":"bytes"},{"field":"bit1_c","optional":true,"type":"boolean"},{"field":"tiny1_c","optional":true,"type":"int16"},{"field":"boolean_c","optional":true,"type":"int16"},{"field":"date_c","name":"io.debezium.time.Date","optional":true,"type":"int32"},{"field":"time_c","name":"io.debezium.time.MicroTime","optional":true,"type":"int64"},{"field":"datetime3_c","name":"io.debezium.time.Timestamp","optional":true,"type":"int64"},{"field":"datetime6_c","name":"io.debezium.time.MicroTimestamp","optional":true,"type":"int64"},{"field":"timestamp_c","name":"io.debezium.time.ZonedTimestamp","optional":false,"type":"string"},{"field":"file_uuid","optional":true,"type":"bytes"},{"field":"bit_c","name":"io.debezium.data.Bits","optional":true,"parameters":{"length":"64"},"type":"bytes"},{"field":"text_c","optional":true,"type":"string"},{"field":"tiny_blob_c","optional":true,"type":"bytes"},{"field":"blob_c","optional":true,"type":"bytes"},{"field":"medium_blob_c","optional":true,"type":"bytes"},{"field":"long_blob_c","optional":true,"type":"bytes"},{"field":"year_c","name":"io.debezium.time.Year","optional":true,"type":"int32"},{"field":"enum_c","name":"io.debezium.data.Enum","optional":true,"parameters":{"allowed":"red,white"},"type":"string"},{"field":"set_c","name":"io.debezium.data.EnumSet","optional":true,"parameters":{"allowed":"a,b"},"type":"string"},{"field":"json_c","name":"io.debezium.data.Json","optional":true,"type":"string"},{"field":"point_c","fields":[{"field":"x","optional":false,"type":"double"},{"field":"y","optional":false,"type":"double"},{"field":"wkb","optional":true,"type":"bytes"},{"field":"srid","optional":true,"type":"int32"}],"name":"io.debezium.data.geometry.Point","optional":true,"type":"struct"},{"field":"geometry_c","fields":[{"field":"wkb","optional":false,"type":"bytes"},{"field":"srid","optional":true,"type":"int32"}],"name":"io.debezium.data.geometry.Geometry","optional":true,"type":"struct"},{"field":"linestring_c","fields":[{"field":"wkb","optional":false,"type":"bytes"},{"field":"srid","optional":true,"type":"int32"}],"name":"io.debezium.data.geometry.Geometry","optional":true,"type":"struct"},{"field":"polygon_c","fields":[{"field":"wkb","optional":false,"type":"bytes"},{"field":"srid","optional":true,"type":"int32"}],"name":"io.debezium.data.geometry.Geometry","optional":true,"type":"struct"},{"field":"multipoint_c","fields":[{"field":"wkb","optional":false,"type":"bytes"},{"field":"srid","optional":true,"type":"int32"}],"name":"io.debezium.data.geometry.Geometry","optional":true,"type":"struct"},{"field":"multiline_c","fields":[{"field":"wkb","optional":false,"type":"bytes"},{"field":"srid","optional":true,"type":"int32"}],"name":"io.debezium.data.geometry.Geometry","optional":true,"type":"struct"},{"field":"multipolygon_c","fields":[{"field":"wkb","optional":false,"type":"bytes"},{"field":"srid","optional":true,"type":"int32"}],"name":"io.debezium.data.geometry.Geometry","optional":true,"type":"struct"},{"field":"geometrycollection_c","fields":[{"field":"wkb","optional":false,"type":"bytes"},{"field":"srid","optional":true,"type":"int32"}],"name":"io.debezium.data.geometry.Geometry","optional":true,"type":"struct"},{"field":"varchar_len0_c","optional":true,"type":"string"}],"name":"mysql_binlog_source.column_type_test.full_types.Value","optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":false,"type":"string"},{"field":"connector","optional":false,"type":"string"},{"field":"name","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"snapshot","name":"io.debezium.data.Enum","optional":true,"parameters":{"allowed":"true,last,false"},"type":"string","version":1},{"field":"db","optional":false,"type":"string"},{"field":"sequence","optional":true,"type":"string"},{"field":"table","optional":true,"type":"string"},{"field":"server_id","optional":false,"type":"int64"},{"field":"gtid","optional":true,"type":"string"},{"field":"file","optional":false,"type":"string"},{"field":"pos","optional":false,"type":"int64"},{"field":"row","optional":false,"type":"int32"},{"field":"thread","optional":true,"type":"int64"},{"field":"query","optional":true,"type":"string"}],"name":"io.debezium.connector.mysql.Source","optional":false,"type":"struct"},{"field":"op","optional":false,"type":"string"},{"field":"ts_ms","optional":true,"type":"int64"},{"field":"transaction","fields":[{"field":"id","optional":false,"type":"string"},{"field":"total_order","optional":false,"type":"int64"},{"field":"data_collection_order","optional":false,"type":"int64"}],"optional":true,"type":"struct"}],"name":"mysql_binlog_source.column_type_test.full_types.Envelope","optional":false,"type":"struct"}'
+    key_schema: null
+    schema_fingerprints: []
+    decimal_format: base64
   mysql_cdc_1.mysql_cdc.mysql_cdc_e2e_source_table:
     connector: mysql
     envelope: debezium
@@ -1408,6 +1949,7 @@ topics:
     key_schema: null
     schema_fingerprints:
     - c9ccb021130a7b9ef1194522c11bbaf5
+    decimal_format: base64
   noschema.inventory.customers:
     connector: mysql
     envelope: debezium
@@ -1497,6 +2039,7 @@ topics:
     value_schema: '{"fields":[{"field":"before","fields":[{"field":"id","optional":false,"type":"int32"},{"field":"first_name","optional":false,"type":"string"},{"field":"last_name","optional":false,"type":"string"},{"field":"email","optional":false,"type":"string"}],"name":"dbserver1.inventory.customers.Value","optional":true,"type":"struct"},{"field":"after","fields":[{"field":"id","optional":false,"type":"int32"},{"field":"first_name","optional":false,"type":"string"},{"field":"last_name","optional":false,"type":"string"},{"field":"email","optional":false,"type":"string"}],"name":"dbserver1.inventory.customers.Value","optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":false,"type":"string"},{"field":"connector","optional":false,"type":"string"},{"field":"name","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"snapshot","name":"io.debezium.data.Enum","optional":true,"parameters":{"allowed":"true,last,false,incremental"},"type":"string","version":1},{"field":"db","optional":false,"type":"string"},{"field":"sequence","optional":true,"type":"string"},{"field":"table","optional":true,"type":"string"},{"field":"server_id","optional":false,"type":"int64"},{"field":"gtid","optional":true,"type":"string"},{"field":"file","optional":false,"type":"string"},{"field":"pos","optional":false,"type":"int64"},{"field":"row","optional":false,"type":"int32"},{"field":"thread","optional":true,"type":"int64"},{"field":"query","optional":true,"type":"string"}],"name":"io.debezium.connector.mysql.Source","optional":false,"type":"struct"},{"field":"op","optional":false,"type":"string"},{"field":"ts_ms","optional":true,"type":"int64"},{"field":"transaction","fields":[{"field":"id","optional":false,"type":"string"},{"field":"total_order","optional":false,"type":"int64"},{"field":"data_collection_order","optional":false,"type":"int64"}],"optional":true,"type":"struct"}],"name":"dbserver1.inventory.customers.Envelope","optional":false,"type":"struct"}'
     key_schema: null
     schema_fingerprints: []
+    decimal_format: base64
   postgres.tpcch.customer:
     connector: postgresql
     envelope: debezium
@@ -1697,6 +2240,7 @@ topics:
     key_schema: null
     schema_fingerprints:
     - d4ce8651848849a422ba41f4dd4c9b58
+    decimal_format: base64
   postgres.tpcch.district:
     connector: postgresql
     envelope: debezium
@@ -1825,6 +2369,7 @@ topics:
     key_schema: null
     schema_fingerprints:
     - 5857a09864ee181ced06a0741202e833
+    decimal_format: base64
   postgres.tpcch.neworder:
     connector: postgresql
     envelope: debezium
@@ -1903,6 +2448,7 @@ topics:
     key_schema: null
     schema_fingerprints:
     - f662cdfe753e4b40776d3ed0850691d6
+    decimal_format: base64
   postgres.tpcch.warehouse:
     connector: postgresql
     envelope: debezium
@@ -2018,6 +2564,7 @@ topics:
     key_schema: null
     schema_fingerprints:
     - fb5c811a6ddefb420cd9d38203c8c025
+    decimal_format: base64
   rw_mongo.inventory.customers:
     connector: mongodb
     envelope: mongodb
@@ -2242,6 +2789,7 @@ topics:
     key_schema: '{"fields":[{"field":"id","optional":false,"type":"int32"}],"name":"server1.testDB.dbo.customers.Key","optional":false,"type":"struct"}'
     schema_fingerprints:
     - 5f12ce58bbfa3f351c9b1018e661fe5d
+    decimal_format: base64
   server1.testDB.dbo.tablea:
     connector: sqlserver
     envelope: debezium
@@ -2311,6 +2859,7 @@ topics:
     key_schema: '{"fields":[{"field":"pk","optional":false,"type":"string"}],"name":"server1.testDB.dbo.tablea.Key","optional":false,"type":"struct"}'
     schema_fingerprints:
     - 48bf9e12aba7d9fad41924533f9971b7
+    decimal_format: base64
   server1.transaction:
     connector: debezium
     kind: transactions
@@ -2416,6 +2965,7 @@ topics:
     key_schema: '{"fields":[{"field":"coupon_id","optional":false,"type":"int32"}],"name":"shop.public.coupons.Key","optional":false,"type":"struct"}'
     schema_fingerprints:
     - 1a28ec0919e7d0cd36a49653071eca34
+    decimal_format: base64
   shop.public.orders:
     connector: postgresql
     envelope: debezium
@@ -2529,6 +3079,7 @@ topics:
     - 096864512c12cfa3448cdf24079db59c
     - 166b78a5bc64267a15e5fc146efcaebd
     - 73e0e4ff10334c62c1b80b8e082aca92
+    decimal_format: base64
   shopdb.shop.accounts:
     connector: mysql
     envelope: debezium
@@ -2606,6 +3157,348 @@ topics:
     key_schema: '{"fields":[{"field":"account_id","optional":false,"type":"int32"}],"name":"shopdb.shop.accounts.Key","optional":false,"type":"struct"}'
     schema_fingerprints:
     - 233fefb470527ddae841f8afbe8c0517
+    decimal_format: base64
+  sqlserver_transaction_log_source.dbo.full_types_1:
+    connector: sqlserver
+    envelope: debezium
+    source_table: dbo_full_types_1
+    primary_key:
+    - id
+    value_type: 'struct<`before`: struct<`id`: int, `f1`: boolean, `f2`: smallint, `f3`: smallint, `f4`:
+      int, `f5`: int, `f6`: bigint, `f7`: float, `f8`: double, `f9`: double, `f10`: string, `f11`: string,
+      `f12`: string, `f13`: string, `f14`: string, `f15`: string, `f16`: string, `f17`: string, `f18`:
+      string, `f19`: string, `f20`: string, `f21`: string, `f22`: string, `f23`: string, `f24`: string,
+      `f25`: string, `f26`: string, `f27`: string, `f28`: string, `f29`: string, `f30`: string, `f31`:
+      string, `f32`: string, `f33`: string, `f34`: string, `f35`: int, `f36`: bigint, `f37`: int, `f38`:
+      bigint, `f39`: bigint, `f40`: bigint, `f41`: string, `f42`: string, `f43`: bigint>, `after`: struct<`id`:
+      int, `f1`: boolean, `f2`: smallint, `f3`: smallint, `f4`: int, `f5`: int, `f6`: bigint, `f7`: float,
+      `f8`: double, `f9`: double, `f10`: string, `f11`: string, `f12`: string, `f13`: string, `f14`: string,
+      `f15`: string, `f16`: string, `f17`: string, `f18`: string, `f19`: string, `f20`: string, `f21`:
+      string, `f22`: string, `f23`: string, `f24`: string, `f25`: string, `f26`: string, `f27`: string,
+      `f28`: string, `f29`: string, `f30`: string, `f31`: string, `f32`: string, `f33`: string, `f34`:
+      string, `f35`: int, `f36`: bigint, `f37`: int, `f38`: bigint, `f39`: bigint, `f40`: bigint, `f41`:
+      string, `f42`: string, `f43`: bigint>, `source`: struct<`version`: string, `connector`: string,
+      `name`: string, `ts_ms`: string, `snapshot`: string, `db`: string, `sequence`: string, `schema`:
+      string, `table`: string, `change_lsn`: string, `commit_lsn`: string, `event_serial_no`: string>,
+      `op`: string, `ts_ms`: string, `transaction`: struct<`id`: string, `total_order`: string, `data_collection_order`:
+      string>>'
+    key_type: null
+    key_fields: []
+    parse_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    - transaction
+    envelope_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    - transaction
+    source_fields:
+    - version
+    - connector
+    - name
+    - ts_ms
+    - snapshot
+    - db
+    - sequence
+    - schema
+    - table
+    - change_lsn
+    - commit_lsn
+    - event_serial_no
+    source_types:
+      version: string
+      connector: string
+      name: string
+      ts_ms: bigint
+      snapshot: string
+      db: string
+      sequence: string
+      schema: string
+      table: string
+      change_lsn: string
+      commit_lsn: string
+      event_serial_no: bigint
+    columns:
+    - name: id
+      raw_type: int
+      type: int
+      decoder: none
+      optional: false
+      connect_type: int32, not null
+    - name: f1
+      raw_type: boolean
+      type: boolean
+      decoder: none
+      optional: true
+      connect_type: boolean
+    - name: f2
+      raw_type: smallint
+      type: smallint
+      decoder: none
+      optional: true
+      connect_type: int16
+    - name: f3
+      raw_type: smallint
+      type: smallint
+      decoder: none
+      optional: true
+      connect_type: int16
+    - name: f4
+      raw_type: int
+      type: int
+      decoder: none
+      optional: true
+      connect_type: int32
+    - name: f5
+      raw_type: int
+      type: int
+      decoder: none
+      optional: true
+      connect_type: int32
+    - name: f6
+      raw_type: bigint
+      type: bigint
+      decoder: none
+      optional: true
+      connect_type: int64
+    - name: f7
+      raw_type: float
+      type: float
+      decoder: none
+      optional: true
+      connect_type: float
+    - name: f8
+      raw_type: double
+      type: double
+      decoder: none
+      optional: true
+      connect_type: double
+    - name: f9
+      raw_type: double
+      type: double
+      decoder: none
+      optional: true
+      connect_type: double
+    - name: f10
+      raw_type: string
+      type: decimal(18,0)
+      decoder: number_decimal
+      optional: true
+      connect_type: bytes (org.apache.kafka.connect.data.Decimal)
+      scale: 0
+    - name: f11
+      raw_type: string
+      type: decimal(38,18)
+      decoder: number_decimal
+      optional: true
+      connect_type: bytes (org.apache.kafka.connect.data.Decimal)
+      scale: 18
+    - name: f12
+      raw_type: string
+      type: decimal(18,0)
+      decoder: number_decimal
+      optional: true
+      connect_type: bytes (org.apache.kafka.connect.data.Decimal)
+      scale: 0
+    - name: f13
+      raw_type: string
+      type: decimal(38,18)
+      decoder: number_decimal
+      optional: true
+      connect_type: bytes (org.apache.kafka.connect.data.Decimal)
+      scale: 18
+    - name: f14
+      raw_type: string
+      type: decimal(19,4)
+      decoder: number_decimal
+      optional: true
+      connect_type: bytes (org.apache.kafka.connect.data.Decimal)
+      scale: 4
+    - name: f15
+      raw_type: string
+      type: decimal(10,4)
+      decoder: number_decimal
+      optional: true
+      connect_type: bytes (org.apache.kafka.connect.data.Decimal)
+      scale: 4
+    - name: f16
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: f17
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: f18
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: f19
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: f20
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: f21
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: f22
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: f23
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: f24
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: f25
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: f26
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: f27
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: f28
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string (io.debezium.data.Xml)
+    - name: f29
+      raw_type: string
+      type: binary
+      decoder: base64
+      optional: true
+      connect_type: bytes
+    - name: f30
+      raw_type: string
+      type: binary
+      decoder: base64
+      optional: true
+      connect_type: bytes
+    - name: f31
+      raw_type: string
+      type: binary
+      decoder: base64
+      optional: true
+      connect_type: bytes
+    - name: f32
+      raw_type: string
+      type: binary
+      decoder: base64
+      optional: true
+      connect_type: bytes
+    - name: f33
+      raw_type: string
+      type: binary
+      decoder: base64
+      optional: true
+      connect_type: bytes
+    - name: f34
+      raw_type: string
+      type: binary
+      decoder: base64
+      optional: true
+      connect_type: bytes
+    - name: f35
+      raw_type: int
+      type: date
+      decoder: date
+      optional: true
+      connect_type: int32 (io.debezium.time.Date)
+    - name: f36
+      raw_type: bigint
+      type: string
+      decoder: time_nanos
+      optional: true
+      connect_type: int64 (io.debezium.time.NanoTime)
+    - name: f37
+      raw_type: int
+      type: string
+      decoder: time_millis
+      optional: true
+      connect_type: int32 (io.debezium.time.Time)
+    - name: f38
+      raw_type: bigint
+      type: timestamp
+      decoder: timestamp_millis
+      optional: true
+      connect_type: int64 (io.debezium.time.Timestamp)
+    - name: f39
+      raw_type: bigint
+      type: timestamp
+      decoder: timestamp_nanos
+      optional: true
+      connect_type: int64 (io.debezium.time.NanoTimestamp)
+    - name: f40
+      raw_type: bigint
+      type: timestamp
+      decoder: timestamp_millis
+      optional: true
+      connect_type: int64 (io.debezium.time.Timestamp)
+    - name: f41
+      raw_type: string
+      type: timestamp
+      decoder: zoned_timestamp
+      optional: true
+      connect_type: string (io.debezium.time.ZonedTimestamp)
+    - name: f42
+      raw_type: string
+      type: timestamp
+      decoder: zoned_timestamp
+      optional: true
+      connect_type: string (io.debezium.time.ZonedTimestamp)
+    - name: f43
+      raw_type: bigint
+      type: timestamp
+      decoder: timestamp_millis
+      optional: true
+      connect_type: int64 (io.debezium.time.Timestamp)
+    value_schema: '{"fields":[{"field":"before","fields":[{"field":"id","optional":false,"type":"int32"},{"field":"f1","optional":true,"type":"boolean"},{"field":"f2","optional":true,"type":"int16"},{"field":"f3","optional":true,"type":"int16"},{"field":"f4","optional":true,"type":"int32"},{"field":"f5","optional":true,"type":"int32"},{"field":"f6","optional":true,"type":"int64"},{"field":"f7","optional":true,"type":"float"},{"field":"f8","optional":true,"type":"double"},{"field":"f9","optional":true,"type":"double"},{"field":"f10","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"18","scale":"0"},"type":"bytes"},{"field":"f11","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"38","scale":"18"},"type":"bytes"},{"field":"f12","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"18","scale":"0"},"type":"bytes"},{"field":"f13","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"38","scale":"18"},"type":"bytes"},{"field":"f14","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"19","scale":"4"},"type":"bytes"},{"field":"f15","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"10","scale":"4"},"type":"bytes"},{"field":"f16","optional":true,"type":"string"},{"field":"f17","optional":true,"type":"string"},{"field":"f18","optional":true,"type":"string"},{"field":"f19","optional":true,"type":"string"},{"field":"f20","optional":true,"type":"string"},{"field":"f21","optional":true,"type":"string"},{"field":"f22","optional":true,"type":"string"},{"field":"f23","optional":true,"type":"string"},{"field":"f24","optional":true,"type":"string"},{"field":"f25","optional":true,"type":"string"},{"field":"f26","optional":true,"type":"string"},{"field":"f27","optional":true,"type":"string"},{"field":"f28","name":"io.debezium.data.Xml","optional":true,"type":"string"},{"field":"f29","optional":true,"type":"bytes"},{"field":"f30","optional":true,"type":"bytes"},{"field":"f31","optional":true,"type":"bytes"},{"field":"f32","optional":true,"type":"bytes"},{"field":"f33","optional":true,"type":"bytes"},{"field":"f34","optional":true,"type":"bytes"},{"field":"f35","name":"io.debezium.time.Date","optional":true,"type":"int32"},{"field":"f36","name":"io.debezium.time.NanoTime","optional":true,"type":"int64"},{"field":"f37","name":"io.debezium.time.Time","optional":true,"type":"int32"},{"field":"f38","name":"io.debezium.time.Timestamp","optional":true,"type":"int64"},{"field":"f39","name":"io.debezium.time.NanoTimestamp","optional":true,"type":"int64"},{"field":"f40","name":"io.debezium.time.Timestamp","optional":true,"type":"int64"},{"field":"f41","name":"io.debezium.time.ZonedTimestamp","optional":true,"type":"string"},{"field":"f42","name":"io.debezium.time.ZonedTimestamp","optional":true,"type":"string"},{"field":"f43","name":"io.debezium.time.Timestamp","optional":true,"type":"int64"}],"name":"sqlserver_transaction_log_source.dbo.full_types_1.Value","optional":true,"type":"struct"},{"field":"after","fields":[{"field":"id","optional":false,"type":"int32"},{"field":"f1","optional":true,"type":"boolean"},{"field":"f2","optional":true,"type":"int16"},{"field":"f3","optional":true,"type":"int16"},{"field":"f4","optional":true,"type":"int32"},{"field":"f5","optional":true,"type":"int32"},{"field":"f6","optional":true,"type":"int64"},{"field":"f7","optional":true,"type":"float"},{"field":"f8","optional":true,"type":"double"},{"field":"f9","optional":true,"type":"double"},{"field":"f10","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"18","scale":"0"},"type":"bytes"},{"field":"f11","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"38","scale":"18"},"type":"bytes"},{"field":"f12","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"18","scale":"0"},"type":"bytes"},{"field":"f13","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"38","scale":"18"},"type":"bytes"},{"field":"f14","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"19","scale":"4"},"type":"bytes"},{"field":"f15","name":"org.apache.kafka.connect.data.Decimal","optional":true,"parameters":{"connect.decimal.precision":"10","scale":"4"},"type":"bytes"},{"field":"f16","optional":true,"type":"string"},{"field":"f17","optional":true,"type":"string"},{"field":"f18","optional":true,"type":"string"},{"field":"f19","optional":true,"type":"string"},{"field":"f20","optional":true,"type":"string"},{"field":"f21","optional":true,"type":"string"},{"field":"f22","optional":true,"type":"string"},{"field":"f23","optional":true,"type":"string"},{"field":"f24","optional":true,"type":"string"},{"field":"f25","optional":true,"type":"string"},{"field":"f26","optional":true,"type":"string"},{"field":"f27","optional":true,"type":"string"},{"field":"f28","name":"io.debezium.data.Xml","optional":true,"type":"string"},{"field":"f29","optional":true,"type":"bytes"},{"field":"f30","optional":true,"type":"bytes"},{"field":"f31","optional":true,"type":"bytes"},{"field":"f32","optional":true,"type":"bytes"},{"field":"f33","optional":true,"type":"bytes"},{"field":"f34","optional":true,"type":"bytes"},{"field":"f35","name":"io.debezium.time.Date","optional":true,"type":"int32"},{"field":"f36","name":"io.debezium.time.NanoTime","optional":true,"type":"int64"},{"field":"f37","name":"io.debezium.time.Time","optional":true,"type":"int32"},{"field":"f38","name":"io.debezium.time.Timestamp","optional":true,"type":"int64"},{"field":"f39","name":"io.debezium.time.NanoTimestamp","optional":true,"type":"int64"},{"field":"f40","name":"io.debezium.time.Timestamp","optional":true,"type":"int64"},{"field":"f41","name":"io.debezium.time.ZonedTimestamp","optional":true,"type":"string"},{"field":"f42","name":"io.debezium.time.ZonedTimestamp","optional":true,"type":"string"},{"field":"f43","name":"io.debezium.time.Timestamp","optional":true,"type":"int64"}],"name":"sqlserver_transaction_log_source.dbo.full_types_1.Value","optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":false,"type":"string"},{"field":"connector","optional":false,"type":"string"},{"field":"name","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"snapshot","name":"io.debezium.data.Enum","optional":true,"parameters":{"allowed":"true,last,false"},"type":"string","version":1},{"field":"db","optional":false,"type":"string"},{"field":"sequence","optional":true,"type":"string"},{"field":"schema","optional":false,"type":"string"},{"field":"table","optional":false,"type":"string"},{"field":"change_lsn","optional":true,"type":"string"},{"field":"commit_lsn","optional":true,"type":"string"},{"field":"event_serial_no","optional":true,"type":"int64"}],"name":"io.debezium.connector.sqlserver.Source","optional":false,"type":"struct"},{"field":"op","optional":false,"type":"string"},{"field":"ts_ms","optional":true,"type":"int64"},{"field":"transaction","fields":[{"field":"id","optional":false,"type":"string"},{"field":"total_order","optional":false,"type":"int64"},{"field":"data_collection_order","optional":false,"type":"int64"}],"optional":true,"type":"struct"}],"name":"sqlserver_transaction_log_source.dbo.full_types_1.Envelope","optional":false,"type":"struct"}'
+    key_schema: null
+    schema_fingerprints: []
+    decimal_format: numeric
   typesdemo.public.all_types:
     connector: postgresql
     envelope: debezium
@@ -3115,6 +4008,7 @@ topics:
     key_schema: '{"fields":[{"field":"id","optional":false,"type":"int32"}],"optional":false,"type":"struct"}'
     schema_fingerprints:
     - 99f7ca2066db86584a8d71cb67be6335
+    decimal_format: base64
 {% endraw %}{%- endset -%}
 {{ return(fromyaml(topics_yaml)['topics']) }}
 {% endmacro %}

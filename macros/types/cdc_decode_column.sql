@@ -53,7 +53,9 @@
             cast({{ _cdc_decimal_from_base64(expr ~ '.value', 'decimal(38,0)', 0) }} as string),
             'e-', {{ expr }}.scale
         ) as {{ node.type }})
-    {%- elif decoder == 'text_decimal' -%}
+    {%- elif decoder in ('text_decimal', 'number_decimal') -%}
+        {#- CDL decimal text; a Decimal the converter wrote as a JSON number
+            (decimal.format=NUMERIC), which from_json read as its text -#}
         cast({{ expr }} as {{ node.type }})
     {%- elif decoder == 'base64' -%}
         unbase64({{ expr }})

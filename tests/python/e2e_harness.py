@@ -91,6 +91,11 @@ RW_SCHEMA_HISTORY = "cdc_current.mysql__rw_cdc_0_schema_changes"
 SEATUNNEL = "cdc_current.mysql__seatunnel_all_types"
 QUARANTINE_SEATUNNEL = "cdc_staging.stg_mysql__seatunnel_all_types__quarantine"
 RAW_SEATUNNEL = "cdc_landing.mysql_cdc_1_mysql_cdc_mysql_cdc_e2e_source_table"
+# the corpus all-types events, payload-only, with hand-written value schemas
+# (tests in test_corpus_types.py)
+FLINKCDC_FULL_TYPES = "cdc_current.mysql__flinkcdc_full_types"
+SQLSERVER_FULL_TYPES = "cdc_current.sqlserver__seatunnel_full_types_1"
+QUARANTINE_SQLSERVER_FULL_TYPES = "cdc_staging.stg_sqlserver__seatunnel_full_types_1__quarantine"
 # MongoDB topics (tests in test_mongodb_end_to_end.py)
 MONGO_TOPICS = {
     "mongo2.shop.customers": "mongo-2x-kcat.jsonl",
@@ -128,6 +133,9 @@ CONNECTOR_TABLES = [
     SEATUNNEL,
     QUARANTINE_SEATUNNEL,
     RAW_SEATUNNEL,
+    FLINKCDC_FULL_TYPES,
+    SQLSERVER_FULL_TYPES,
+    QUARANTINE_SQLSERVER_FULL_TYPES,
     TRANSACTIONS,
     RW_TRANSACTIONS,
     STG_TABLEA,

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from python_helpers.connect_schema import parse_schema
-from python_helpers.spark_types import UnknownTypeError, decoder
+from python_helpers.spark_types import NUMERIC, UnknownTypeError, decoder
 from python_helpers.sync import sync
 
 FIXTURE = Path(__file__).parent / "fixtures" / "types" / "connect_types.json"
@@ -34,6 +34,15 @@ def test_nested_logical_types_carry_their_decoders() -> None:
     assert fields["amount"]["decoder"] == "decimal" and fields["amount"]["scale"] == 2
     assert fields["at"]["decoder"] == "timestamp_micros"
     assert fields["days"]["items"]["decoder"] == "date"
+
+
+def test_decimals_written_as_numbers_decode_from_their_text_at_any_depth() -> None:
+    """decimal.format=NUMERIC (topic.yml `decimal_format: numeric`)."""
+    case = next(c for c in CASES if c["column"] == "c_nested")
+    spec = decoder(parse_schema(case["schema"]), decimal_format=NUMERIC).spec()
+    amount = {f["name"]: f for f in spec["items"]["fields"]}["amount"]
+    assert (amount["decoder"], amount["type"]) == ("number_decimal", "decimal(5,2)")
+    assert amount["raw_type"] == "string"  # from_json reads a number token as its text
 
 
 def test_plain_nested_values_are_read_as_they_are() -> None:

@@ -11,7 +11,7 @@ import yaml
 from conftest import ORDERS_TOPIC, PRODUCTS_TOPIC, SAMPLE_LANDING
 
 from python_helpers.connect_schema import ConnectSchema, merge_schemas, parse_schema
-from python_helpers.generate import GENERATED_MACRO, read_macro, render_macro
+from python_helpers.generate import GENERATED_MACRO, SpecError, read_macro, render_macro
 from python_helpers.landing import topic_files
 from python_helpers.project_check import ProjectError
 from python_helpers.sync import sync
@@ -149,6 +149,17 @@ def test_topic_without_schema_blocks_takes_a_given_schema(tmp_path: Path) -> Non
     assert result.specs["filed"].primary_key == ("id",)
 
 
+def test_decimal_format_is_read_from_topic_yml_and_checked(tmp_path: Path) -> None:
+    topic = "sqlserver_transaction_log_source.dbo.full_types_1"
+    landing = tmp_path / "landing"
+    shutil.copytree(SAMPLE_LANDING / topic, landing / topic)
+    assert sync(tmp_path, landing).specs[topic].decimal_format == "numeric"
+    config = landing / topic / "topic.yml"
+    config.write_text(config.read_text().replace("decimal_format: numeric", "decimal_format: hex"))
+    with pytest.raises(SpecError, match=r"topic.yml: decimal_format is 'hex'.*base64, numeric"):
+        sync(tmp_path, landing)
+
+
 def _full_parse(topic_dir: Path) -> tuple[ConnectSchema | None, ConnectSchema | None]:
     """Independent reference: parse every event whole, merge every block."""
     value = key = None
@@ -196,8 +207,12 @@ WITHOUT_SCHEMA_BLOCKS = {
     "server1.transaction",
     "RW_CDC_0",
     "RW_CDC_1001.transaction",
+    "mysql_binlog_source.column_type_test.full_types",
+    "sqlserver_transaction_log_source.dbo.full_types_1",
 }
 CONNECTORS = {
+    "mysql_binlog_source.column_type_test.full_types": "mysql",
+    "sqlserver_transaction_log_source.dbo.full_types_1": "sqlserver",
     "mongo2.shop.customers": "mongodb",
     "fullfillment1.inventory.inventory": "mongodb",
     "mongodb_bigdata_test.bigdata_test.sync_test_table": "mongodb",

@@ -1,0 +1,17 @@
+{#- Current state of Kafka topic -#}
+{#- `mysql_binlog_source.column_type_test.full_types`, -#}
+{#- one row per id. -#}
+{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
+{{ config(unique_key=['id']) }}
+
+with
+
+changes as (
+    select * from {{ ref('stg_mysql__flinkcdc_full_types') }}
+),
+
+final as (
+    {{ cdc_current_state('changes', ['id']) }}
+)
+
+select * from final
