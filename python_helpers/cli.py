@@ -173,6 +173,20 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_upgrade(args: argparse.Namespace) -> int:
+    from python_helpers.upgrade import upgrade_current_models
+
+    upgraded = upgrade_current_models(Path(args.project))
+    for name in upgraded:
+        print(f"upgraded {name}: table {name}__state (with delete markers) + view {name}")
+    if upgraded:
+        selection = " ".join(f"{name}__state+" for name in upgraded)
+        print(f"now run: dbt build --full-refresh --select {selection}")
+    else:
+        print("nothing to upgrade")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the CLI."""
     parser = argparse.ArgumentParser(prog="python -m python_helpers", description=__doc__)
@@ -224,6 +238,13 @@ def build_parser() -> argparse.ArgumentParser:
     show = commands.add_parser("show", help="print a few rows of every current-state table")
     show.add_argument("--rows", type=int, default=5)
     show.set_defaults(run=_cmd_show)
+    upgrade = commands.add_parser(
+        "upgrade",
+        help="turn current-state models scaffolded before delete markers into"
+        " a __state table + view",
+    )
+    upgrade.add_argument("--project", default=".")
+    upgrade.set_defaults(run=_cmd_upgrade)
     export = commands.add_parser("export", help="print tables as JSON (types and rows)")
     export.add_argument("tables", nargs="+", help="schema.table names")
     export.set_defaults(run=_cmd_export)

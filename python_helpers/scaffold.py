@@ -87,12 +87,13 @@ final as (
 select * from final
 """
 
-CURRENT_SQL = """\
-{{#- Current state of Kafka topic -#}}
+STATE_SQL = """\
+{{#- Merged state of Kafka topic -#}}
 {{#- `{topic}`, -#}}
-{{#- one row per {key_list}. -#}}
+{{#- one row per {key_list}, deleted keys kept as delete markers -#}}
+{{#- (`_cdc_op = 'd'`): analysts read the view `{current}`. -#}}
 {{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
-{{{{ config(unique_key={unique_key}) }}}}
+{{{{ config(unique_key={unique_key}, cdc_delete_markers=true) }}}}
 
 with
 
@@ -102,6 +103,26 @@ changes as (
 
 final as (
     {{{{ cdc_current_state('changes', {unique_key}) }}}}
+)
+
+select * from final
+"""
+
+CURRENT_SQL = """\
+{{#- Current state of Kafka topic -#}}
+{{#- `{topic}`, -#}}
+{{#- one row per {key_list}: the merged state without its delete markers. -#}}
+{{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
+{{{{ config(materialized='view') }}}}
+
+with
+
+state as (
+    select * from {{{{ ref('{state}') }}}}
+),
+
+final as (
+    {{{{ cdc_current_view('state') }}}}
 )
 
 select * from final
@@ -144,7 +165,7 @@ class ModelNames:
     staging: str
     quarantine: str
     current: str
-
+    state: str
     heartbeats: str
 
     @classmethod
@@ -162,6 +183,7 @@ class ModelNames:
             staging=f"stg_{folder}__{entity}",
             quarantine=f"stg_{folder}__{entity}__quarantine",
             current=f"{folder}__{entity}",
+            state=f"{folder}__{entity}__state",
             heartbeats=f"stg_{folder}__{entity}__heartbeats",
         )
 
@@ -213,27 +235,33 @@ def _row_columns(spec: TopicSpec, key_tests: bool) -> list[dict[str, Any]]:
 
 STAGING_OPS = ["c", "r", "u", "d", "t"]
 CURRENT_OPS = ["c", "r", "u"]  # deletes and truncates remove rows
+STATE_OPS = ["c", "r", "u", "d"]  # deletes stay as delete markers
+# the current-state view keeps deleted keys (flagged) with soft deletes on
+SOFT_DELETES_WHERE = "{{ 'not is_deleted' if var('cdc_soft_deletes', false) else 'true' }}"
 
 
-def _column_tests(name: str, ops: list[str] | None) -> list[Any]:
+def _column_tests(name: str, ops: list[str] | None, where: str | None = None) -> list[Any]:
     """Tests of a metadata column; none at all where ``ops`` is None (the
     base model, whose verdict and op columns are null by design)."""
     if ops is None:
         return []
     if name == "_cdc_op":
-        return ["not_null", {"accepted_values": {"arguments": {"values": ops}}}]
+        accepted: dict[str, Any] = {"arguments": {"values": ops}}
+        if where is not None:
+            accepted["config"] = {"where": where}
+        return ["not_null", {"accepted_values": accepted}]
     if name == "_quarantine_reason":
         return ["not_null"]
     return []
 
 
 def _metadata_columns(
-    names: list[str], ops: list[str] | None = STAGING_OPS
+    names: list[str], ops: list[str] | None = STAGING_OPS, where: str | None = None
 ) -> list[dict[str, Any]]:
     columns = []
     for name in names:
         column: dict[str, Any] = {"name": name, "description": f'{{{{ doc("{name}") }}}}'}
-        tests = _column_tests(name, ops)
+        tests = _column_tests(name, ops, where)
         if tests:
             column["data_tests"] = tests
         columns.append(column)
@@ -532,30 +560,54 @@ def scaffold(project: Path, spec: TopicSpec, entity: str | None = None) -> list[
     _write_properties(staging_yml, _staging_models(spec, names))
     touched += [sources_yml, staging_yml]
     if spec.primary_key:
-        current_sql = current_dir / f"{names.current}.sql"
         key_list = ", ".join(spec.primary_key)
-        unique_key = repr(list(spec.primary_key))
-        _write_sql(
-            current_sql,
-            CURRENT_SQL.format(**fields, key_list=key_list, unique_key=unique_key),
-        )
-        current_yml = current_dir / f"_{names.folder}__{names.entity}.yml"
-        entry: dict[str, Any] = {
-            "name": names.current,
-            "description": f"Current state of topic `{spec.topic}`:"
-            f" one row per {key_list}, creates, updates and deletes applied in"
-            " source order (see cdc_source_position).",
-            "config": _meta(spec, "current"),
-            "columns": _row_columns(spec, key_tests=True)
-            + _metadata_columns(STAGING_METADATA + _extra_columns(spec), CURRENT_OPS),
+        formats = fields | {
+            "key_list": key_list,
+            "unique_key": repr(list(spec.primary_key)),
+            "current": names.current,
+            "state": names.state,
         }
-        if len(spec.primary_key) > 1:
+        state_sql = current_dir / f"{names.state}.sql"
+        current_sql = current_dir / f"{names.current}.sql"
+        _write_sql(state_sql, STATE_SQL.format(**formats))
+        _write_sql(current_sql, CURRENT_SQL.format(**formats))
+        current_yml = current_dir / f"_{names.folder}__{names.entity}.yml"
+        _write_properties(current_yml, _current_models(spec, names))
+        touched += [state_sql, current_sql, current_yml]
+    return touched
+
+
+def _current_models(spec: TopicSpec, names: ModelNames) -> list[dict[str, Any]]:
+    """The properties of a topic's `__state` table and current-state view."""
+    key_list = ", ".join(spec.primary_key)
+    metadata = STAGING_METADATA + _extra_columns(spec)
+    current: dict[str, Any] = {
+        "name": names.current,
+        "description": f"Current state of topic `{spec.topic}`:"
+        f" one row per {key_list}, creates, updates and deletes applied in"
+        " source order (see cdc_source_position). A view of"
+        f" `{names.state}` without its delete markers; with the variable"
+        " `cdc_soft_deletes: true` deleted keys stay, flagged `is_deleted`.",
+        "config": _meta(spec, "current"),
+        "columns": _row_columns(spec, key_tests=True)
+        + _metadata_columns(metadata, CURRENT_OPS, where=SOFT_DELETES_WHERE),
+    }
+    state: dict[str, Any] = {
+        "name": names.state,
+        "description": f"Merged state of topic `{spec.topic}`: one row per"
+        f" {key_list} ever seen, the newest change in source order; a deleted"
+        " key keeps its delete as a row (`_cdc_op = 'd'`, a delete marker) so"
+        " that an older event landing later cannot bring it back. Purge old"
+        " markers with `dbt run-operation cdc_purge_delete_markers`.",
+        "config": _meta(spec, "state"),
+        "columns": _row_columns(spec, key_tests=True) + _metadata_columns(metadata, STATE_OPS),
+    }
+    if len(spec.primary_key) > 1:
+        for entry in (current, state):
             entry["data_tests"] = [
                 {"cdc_unique_combination": {"arguments": {"columns": list(spec.primary_key)}}}
             ]
-        _write_properties(current_yml, [entry])
-        touched += [current_sql, current_yml]
-    return touched
+    return [state, current]
 
 
 def _document_columns(spec: TopicSpec) -> list[dict[str, Any]]:
@@ -831,7 +883,7 @@ def scaffold_all(
     taken = {path.stem: path for path in sorted((project / MODELS_DIR).rglob("*.sql"))}
     for spec in new:
         names = ModelNames.for_spec(spec, (entities or {}).get(spec.topic))
-        for name in (names.base, names.staging, names.quarantine, names.current):
+        for name in (names.base, names.staging, names.quarantine, names.current, names.state):
             if name in taken:
                 raise ProjectError(
                     f"topic {spec.topic!r} would be scaffolded as model {name!r}, which"

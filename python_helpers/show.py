@@ -10,7 +10,8 @@ CURRENT_SCHEMA = "cdc_current"
 
 
 def show_results(project: Path, rows: int = 5) -> str:
-    """A readable summary of the local warehouse after a run."""
+    """A readable summary of the local warehouse after a run: the
+    current-state tables and views (not the `__state` tables behind them)."""
     conf = local_spark_conf(project)
     spark = local_spark(project)
     lines = [
@@ -21,7 +22,7 @@ def show_results(project: Path, rows: int = 5) -> str:
     tables = sorted(
         row.tableName
         for row in spark.sql(f"show tables in {CURRENT_SCHEMA}").collect()
-        if not row.isTemporary
+        if not row.isTemporary and not row.tableName.endswith("__state")
     )
     for table in tables:
         name = f"{CURRENT_SCHEMA}.{table}"

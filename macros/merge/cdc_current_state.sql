@@ -3,11 +3,21 @@
     `unique_key` (by _cdc_position, i.e. source order) among the staging
     rows of `relation`. On incremental runs only batches landed after the
     newest one already merged are read (a literal filter Iceberg prunes
-    files with), and deletes are kept so that the project's merge
-    (spark__get_merge_sql) removes those rows; on a first build keys whose
-    newest event is a delete are left out. A truncate (op t) in the batches
-    read drops every event older than it here, and the pre-hook
-    cdc_apply_truncates deletes the merged rows older than it.
+    files with); the project's merge (spark__get_merge_sql) lands a change
+    on a stored row only if it is newer.
+
+    Deletes: in a model configured `cdc_delete_markers=true` (the scaffolded
+    `<model>__state` tables) a delete is kept as its key's row, `_cdc_op =
+    'd'`, with its position: a late or replayed older event of that key then
+    meets a newer stored row and changes nothing, so a deleted key cannot
+    come back (the analysts' view, cdc_current_view, hides the markers).
+    Without it, deletes remove rows and a first build leaves out keys whose
+    newest event is a delete.
+
+    Truncates (op t): every event older than the newest truncate of the
+    topic (in any batch, landed before or with this one) is dropped here,
+    and the pre-hook cdc_apply_truncates deletes the stored rows older than a
+    truncate in the batches this run merges.
 -#}
 {% macro cdc_current_state(relation, unique_key) %}
     {{- return(adapter.dispatch('cdc_current_state', 'cdc')(relation, unique_key)) -}}
@@ -16,7 +26,10 @@
 {% macro default__cdc_current_state(relation, unique_key) -%}
     {%- set keys = [unique_key] if unique_key is string else unique_key -%}
     {%- set watermark = cdc_merged_batch_watermark() -%}
-    {%- set truncated_at = cdc_newest_truncate(cdc_staging_parent(), watermark) -%}
+    {%- set markers = config.get('cdc_delete_markers', false) -%}
+    {#- all batches: a late event older than a truncate merged by an earlier
+        run must not come back either -#}
+    {%- set truncated_at = cdc_newest_truncate(cdc_staging_parent(), none) -%}
     select latest.newest.*
     from (
         select max_by(struct(changes.*), changes._cdc_position) as newest
@@ -28,7 +41,7 @@
     ) as latest
     where
         true
-        {%- if watermark is none %}
+        {%- if watermark is none and not markers %}
         and latest.newest._cdc_op != 'd'
         {%- endif %}
         {%- if truncated_at %}

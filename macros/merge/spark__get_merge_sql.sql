@@ -3,7 +3,9 @@
     optional model configs the CDC models set (dbt_project.yml, current/):
       merge_matched_condition  guard on every matched branch (newer only),
       merge_delete_condition   matched rows meeting it are deleted,
-      merge_insert_condition   unmatched source rows are inserted only if met.
+      merge_insert_condition   unmatched source rows are inserted only if met;
+    and `cdc_delete_markers` (the `__state` models): deletes are written as
+    rows (delete markers) instead, so the last two do not apply.
     Without them it behaves as dbt-spark's. `when matched and ... then
     delete` is supported by Iceberg and Delta alike.
 -#}
@@ -20,6 +22,11 @@
     {%- set matched = config.get('merge_matched_condition') -%}
     {%- set delete = config.get('merge_delete_condition') -%}
     {%- set insert = config.get('merge_insert_condition') -%}
+    {%- if config.get('cdc_delete_markers', false) -%}
+        {#- a delete turns the row into its key's delete marker (update) or
+            writes one (insert): see cdc_current_state -#}
+        {%- set delete, insert = none, none -%}
+    {%- endif -%}
     {%- set guard = (' and (' ~ matched ~ ')') if matched else '' -%}
 
     merge into {{ target }} as DBT_INTERNAL_DEST

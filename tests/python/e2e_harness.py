@@ -56,7 +56,10 @@ STG_PRODUCTS = "cdc_staging.stg_postgres__inventory_products"
 QUARANTINE_PRODUCTS = "cdc_staging.stg_postgres__inventory_products__quarantine"
 RAW_ORDERS = "cdc_landing.shop_public_orders"
 RAW_PRODUCTS = "cdc_landing.fullfillment_inventory_products"
+NEWER_HALF_FILE = "neworder-newer-half-kcat.jsonl"
+NEWER_HALF_FROM = 60  # creates of 30 live keys, then 45 deliveries (deletes)
 CHBENCH_TABLES = {name: f"cdc_current.postgres__tpcch_{name}" for name in CHBENCH}
+NEWORDER_STATE = "cdc_current.postgres__tpcch_neworder__state"
 # SQL Server, MySQL and Huawei CDL topics (model names follow the topic)
 SQLSERVER_TOPIC = "server1.testDB.dbo.customers"
 SQLSERVER_FILE = SAMPLE_LANDING / SQLSERVER_TOPIC / "sqlserver-docs-customers-kcat.jsonl"
@@ -162,6 +165,7 @@ ALL_TABLES = [
     STG_DOCS,
     QUARANTINE_DOCS,
     *CHBENCH_TABLES.values(),
+    NEWORDER_STATE,
     PRODUCTS,
     ORDERS,
     STG_ORDERS,
@@ -194,8 +198,8 @@ def _dbt(*args: str) -> str:
     return _run(str(Path(sys.executable).parent / "dbt"), *args)
 
 
-def _export() -> dict[str, Any]:
-    loaded = json.loads(_helpers("export", *ALL_TABLES).splitlines()[-1])
+def _export(tables: list[str] = ALL_TABLES) -> dict[str, Any]:
+    loaded = json.loads(_helpers("export", *tables).splitlines()[-1])
     return {
         table: {
             "types": data["types"],
@@ -207,8 +211,9 @@ def _export() -> dict[str, Any]:
 
 def _partial_landing(root: Path) -> Path:
     """The first 9 product events (the snapshot), 5 order records, the
-    first 100 lines of two CH-benCHmark topics, and the first lines of a
-    SQL Server, a MySQL, a CDL, a transaction and three MongoDB topics."""
+    first 100 lines of CH-benCHmark's customer topic and the *last* 120 of
+    its neworder topic, and the first lines of a SQL Server, a MySQL, a CDL, a
+    transaction and three MongoDB topics."""
     landing = root / "partial"
     parts = [(PRODUCTS_FILE, 9), (ORDERS_FILE, 5), (DOCS_FILE, 2), (COUPONS_FILE, 4)]
     # later events of these arrive in the second batch: a newer position must
@@ -216,8 +221,7 @@ def _partial_landing(root: Path) -> Path:
     parts += [(SQLSERVER_FILE, 9), (ACCOUNTS_FILE, 4), (CDL_V1_FILE, 3), (TRANSACTIONS_FILE, 1)]
     for topic, lines in MONGO_FIRST_LINES.items():
         parts.append((SAMPLE_LANDING / topic / str(MONGO_TOPICS[topic]), lines))
-    for name in ("neworder", "customer"):
-        parts.append((SAMPLE_LANDING / f"postgres.tpcch.{name}" / f"{name}.jsonl", 100))
+    parts.append((SAMPLE_LANDING / "postgres.tpcch.customer" / "customer.jsonl", 100))
     for source, lines in parts:
         target = landing / source.parent.name / source.name
         target.parent.mkdir(parents=True)
@@ -226,11 +230,38 @@ def _partial_landing(root: Path) -> Path:
         config = source.parent / "topic.yml"
         if config.exists():
             shutil.copy(config, target.parent / "topic.yml")
+    newer_half_first(landing)
     return landing
 
 
+def newer_half_first(landing: Path) -> Path:
+    """The newer part of the neworder topic (from line NEWER_HALF_FROM: new
+    orders, then deliveries, i.e. deletes) as a kcat dump with the offsets
+    the whole plain file gives those lines. The second build lands the
+    whole file: the newer part is recognised as landed already, so only
+    the older creates are new, 45 of them of keys already deleted — issue
+    9's report: a late event must not bring a deleted key back."""
+    source = SAMPLE_LANDING / "postgres.tpcch.neworder" / "neworder.jsonl"
+    target = landing / source.parent.name / NEWER_HALF_FILE
+    target.parent.mkdir(parents=True)
+    lines = source.read_text(encoding="utf-8").splitlines()
+    records = [
+        {
+            "topic": source.parent.name,
+            "partition": 0,
+            "offset": offset,
+            "key": None,
+            "payload": lines[offset] if lines[offset].strip() else None,
+        }
+        for offset in range(NEWER_HALF_FROM, len(lines))
+    ]
+    target.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return target
+
+
 def build_runs(scratch: Path) -> dict[str, dict[str, Any]]:
-    """Run the three invocations and export every table after each."""
+    """Run the three invocations and export every table after each (and
+    one view rebuilt with soft deletes)."""
     shutil.rmtree(STATE, ignore_errors=True)
     _helpers("jars")
     partial = _partial_landing(scratch)
@@ -240,4 +271,9 @@ def build_runs(scratch: Path) -> dict[str, dict[str, Any]]:
     second = _export()
     _dbt("run")
     third = _export()
-    return {"first": first, "second": second, "third": third}
+    # the current-state view with soft deletes: deleted keys stay, flagged
+    soft_view = CHBENCH_TABLES["neworder"]
+    _dbt("build", "--select", soft_view.split(".")[1], "--vars", "{cdc_soft_deletes: true}")
+    soft = _export([soft_view])
+    _dbt("run", "--select", soft_view.split(".")[1])  # back to hard deletes
+    return {"first": first, "second": second, "third": third, "soft_deletes": soft}

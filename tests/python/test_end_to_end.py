@@ -32,6 +32,8 @@ from e2e_harness import (
     MYSQL_EXPECTED,
     MYSQL_FILE,
     MYSQL_NOSCHEMA,
+    NEWER_HALF_FROM,
+    NEWORDER_STATE,
     ORDERS,
     ORDERS_FILE,
     PRODUCTS,
@@ -216,6 +218,56 @@ def test_chbench_tables_match_reference_model(runs: dict[str, Any], name: str) -
                 assert float(row[column]) == pytest.approx(value, rel=1e-6), (key, column)
             else:
                 assert row[column] == value, (key, column)
+
+
+def test_a_deleted_key_stays_deleted_when_its_older_events_land_later(
+    runs: dict[str, Any],
+) -> None:
+    """Issue 9's report: the newer part of neworder (30 creates, then 45
+    deletes) lands in the first build, the older creates (of the deleted
+    keys among others) in the second. Each deleted key keeps a delete
+    marker in the __state table, so the late creates change nothing and
+    the view equals the source."""
+    keys = CHBENCH["neworder"]
+    every = events(SAMPLE_LANDING / "postgres.tpcch.neworder" / "neworder.jsonl")
+    newer = [e for e in every if e["_offset"] >= NEWER_HALF_FROM]
+    deleted = {tuple(e["before"][k] for k in keys) for e in newer if e["op"] == "d"}
+    created_late = {
+        tuple(e["after"][k] for k in keys) for e in every if e["_offset"] < NEWER_HALF_FROM
+    }
+    assert deleted and deleted <= created_late  # every delete meets an older create later
+
+    def key_set(rows: list[dict[str, Any]]) -> set[tuple[Any, ...]]:
+        return {tuple(r[k] for k in keys) for r in rows}
+
+    first = key_set(runs["first"][CHBENCH_TABLES["neworder"]]["rows"])
+    assert first and first == set(current_state(newer, *keys))
+    first_markers = [r for r in runs["first"][NEWORDER_STATE]["rows"] if r["_cdc_op"] == "d"]
+    assert key_set(first_markers) == deleted
+    current = key_set(runs["second"][CHBENCH_TABLES["neworder"]]["rows"])
+    assert not current & deleted
+    assert current == set(current_state(every, *keys))
+    second_state = runs["second"][NEWORDER_STATE]["rows"]
+    markers = [r for r in second_state if r["_cdc_op"] == "d"]
+    assert key_set(markers) == deleted
+    assert len(second_state) == len(key_set(second_state)) == len(current) + len(deleted)
+
+
+def test_soft_deletes_keep_deleted_keys_flagged(runs: dict[str, Any]) -> None:
+    """`--vars '{cdc_soft_deletes: true}'`: the view keeps the deleted keys,
+    `is_deleted` true and `deleted_at` the delete's source commit time."""
+    keys = CHBENCH["neworder"]
+    every = events(SAMPLE_LANDING / "postgres.tpcch.neworder" / "neworder.jsonl")
+    deletes = {tuple(e["before"][k] for k in keys): e for e in every if e["op"] == "d"}
+    rows = runs["soft_deletes"][CHBENCH_TABLES["neworder"]]["rows"]
+    flagged = {tuple(r[k] for k in keys): r for r in rows if r["is_deleted"]}
+    live = [r for r in rows if not r["is_deleted"]]
+    assert set(flagged) == set(deletes)
+    assert len(live) == len(runs["second"][CHBENCH_TABLES["neworder"]]["rows"])
+    assert all(r["deleted_at"] is None for r in live)
+    for key, row in flagged.items():
+        assert row["deleted_at"] == decode_millis(deletes[key]["source"]["ts_ms"])
+        assert row["_cdc_op"] == "d"
 
 
 def test_documentation_customers_events(runs: dict[str, Any]) -> None:

@@ -16,6 +16,7 @@ from python_helpers.landing import topic_files
 from python_helpers.project_check import ProjectError
 from python_helpers.sync import sync
 from python_helpers.topic_schema import TopicSchemas, scan_file
+from python_helpers.upgrade import upgrade_current_models
 
 
 def test_generated_schemas_are_up_to_date(project: Path) -> None:
@@ -58,10 +59,45 @@ def test_sync_scaffolds_a_new_topic_once(tmp_path: Path, project: Path) -> None:
         "cdc_topic": "shop.sales.orders",
         "cdc_layer": "staging",
     }
-    current_sql = (tmp_path / "models/current/postgres/postgres__shop_sales_orders.sql").read_text()
-    assert "unique_key=['order_id']" in current_sql
+    current = tmp_path / "models/current/postgres"
+    state_sql = (current / "postgres__shop_sales_orders__state.sql").read_text()
+    assert "unique_key=['order_id'], cdc_delete_markers=true" in state_sql
+    view_sql = (current / "postgres__shop_sales_orders.sql").read_text()
+    assert "ref('postgres__shop_sales_orders__state')" in view_sql
+    assert "materialized='view'" in view_sql
     again = sync(tmp_path, landing)
     assert again.scaffolded == [] and not again.generated_changed
+
+
+def test_upgrade_turns_old_current_models_into_state_table_and_view(tmp_path: Path) -> None:
+    """A current model scaffolded before delete markers (one incremental
+    table, deletes removing rows) becomes the __state table + view pair,
+    its properties kept on the view and copied to the table."""
+    landing = tmp_path / "landing"
+    shutil.copytree(SAMPLE_LANDING / ORDERS_TOPIC, landing / "shop.sales.orders")
+    sync(tmp_path, landing)
+    current = tmp_path / "models/current/postgres"
+    (current / "postgres__shop_sales_orders__state.sql").unlink()
+    old_sql = (
+        "{{ config(unique_key=['order_id']) }}\nwith changes as (select * from"
+        " {{ ref('stg_postgres__shop_sales_orders') }}),\nfinal as ("
+        "{{ cdc_current_state('changes', ['order_id']) }})\nselect * from final\n"
+    )
+    (current / "postgres__shop_sales_orders.sql").write_text(old_sql)
+    properties = current / "_postgres__shop_sales_orders.yml"
+    loaded = yaml.safe_load(properties.read_text())
+    view_entry = next(m for m in loaded["models"] if m["name"] == "postgres__shop_sales_orders")
+    view_entry["description"] = "Orders, as analysts know them."
+    properties.write_text(yaml.safe_dump({"version": 2, "models": [view_entry]}))
+    assert upgrade_current_models(tmp_path) == ["postgres__shop_sales_orders"]
+    state_sql = (current / "postgres__shop_sales_orders__state.sql").read_text()
+    assert "cdc_delete_markers=true" in state_sql
+    assert "ref('stg_postgres__shop_sales_orders')" in state_sql
+    assert "cdc_current_view" in (current / "postgres__shop_sales_orders.sql").read_text()
+    models = {m["name"]: m for m in yaml.safe_load(properties.read_text())["models"]}
+    assert models["postgres__shop_sales_orders"]["description"].startswith("Orders, as")
+    assert models["postgres__shop_sales_orders__state"]["config"]["meta"]["cdc_layer"] == "state"
+    assert upgrade_current_models(tmp_path) == []  # idempotent
 
 
 def _model_names(project: Path) -> list[str]:

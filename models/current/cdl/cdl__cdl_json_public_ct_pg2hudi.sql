@@ -1,16 +1,17 @@
-{#- Current state of Kafka topic `cdl_json.public.ct_pg2hudi`, -#}
-{#- one row per id. -#}
+{#- Current state of Kafka topic -#}
+{#- `cdl_json.public.ct_pg2hudi`, -#}
+{#- one row per id: the merged state without its delete markers. -#}
 {#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
-{{ config(unique_key=['id']) }}
+{{ config(materialized='view') }}
 
 with
 
-changes as (
-    select * from {{ ref('stg_cdl__cdl_json_public_ct_pg2hudi') }}
+state as (
+    select * from {{ ref('cdl__cdl_json_public_ct_pg2hudi__state') }}
 ),
 
 final as (
-    {{ cdc_current_state('changes', ['id']) }}
+    {{ cdc_current_view('state') }}
 )
 
 select * from final

@@ -1,16 +1,17 @@
-{#- Current state of Kafka topic `shopdb.shop.accounts`, -#}
-{#- one row per account_id. -#}
+{#- Current state of Kafka topic -#}
+{#- `shopdb.shop.accounts`, -#}
+{#- one row per account_id: the merged state without its delete markers. -#}
 {#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
-{{ config(unique_key=['account_id']) }}
+{{ config(materialized='view') }}
 
 with
 
-changes as (
-    select * from {{ ref('stg_mysql__shopdb_shop_accounts') }}
+state as (
+    select * from {{ ref('mysql__shopdb_shop_accounts__state') }}
 ),
 
 final as (
-    {{ cdc_current_state('changes', ['account_id']) }}
+    {{ cdc_current_view('state') }}
 )
 
 select * from final

@@ -1,16 +1,17 @@
-{#- Current state of `inventory_products` from topic `fullfillment.inventory.products`, -#}
-{#- one row per id. -#}
+{#- Current state of Kafka topic -#}
+{#- `fullfillment.inventory.products`, -#}
+{#- one row per id: the merged state without its delete markers. -#}
 {#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
-{{ config(unique_key=['id']) }}
+{{ config(materialized='view') }}
 
 with
 
-changes as (
-    select * from {{ ref('stg_postgres__inventory_products') }}
+state as (
+    select * from {{ ref('postgres__inventory_products__state') }}
 ),
 
 final as (
-    {{ cdc_current_state('changes', ['id']) }}
+    {{ cdc_current_view('state') }}
 )
 
 select * from final

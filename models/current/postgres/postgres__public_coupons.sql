@@ -1,16 +1,17 @@
-{#- Current state of `public_coupons` from topic `shop.public.coupons`, -#}
-{#- one row per coupon_id. -#}
+{#- Current state of Kafka topic -#}
+{#- `shop.public.coupons`, -#}
+{#- one row per coupon_id: the merged state without its delete markers. -#}
 {#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
-{{ config(unique_key=['coupon_id']) }}
+{{ config(materialized='view') }}
 
 with
 
-changes as (
-    select * from {{ ref('stg_postgres__public_coupons') }}
+state as (
+    select * from {{ ref('postgres__public_coupons__state') }}
 ),
 
 final as (
-    {{ cdc_current_state('changes', ['coupon_id']) }}
+    {{ cdc_current_view('state') }}
 )
 
 select * from final

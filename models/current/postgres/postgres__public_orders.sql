@@ -1,16 +1,17 @@
-{#- Current state of `public_orders` from topic `shop.public.orders`, -#}
-{#- one row per order_id. -#}
+{#- Current state of Kafka topic -#}
+{#- `shop.public.orders`, -#}
+{#- one row per order_id: the merged state without its delete markers. -#}
 {#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
-{{ config(unique_key=['order_id']) }}
+{{ config(materialized='view') }}
 
 with
 
-changes as (
-    select * from {{ ref('stg_postgres__public_orders') }}
+state as (
+    select * from {{ ref('postgres__public_orders__state') }}
 ),
 
 final as (
-    {{ cdc_current_state('changes', ['order_id']) }}
+    {{ cdc_current_view('state') }}
 )
 
 select * from final

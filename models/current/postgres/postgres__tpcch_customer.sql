@@ -1,16 +1,17 @@
-{#- Current state of `tpcch_customer` from topic `postgres.tpcch.customer`, -#}
-{#- one row per c_id, c_d_id, c_w_id. -#}
+{#- Current state of Kafka topic -#}
+{#- `postgres.tpcch.customer`, -#}
+{#- one row per c_id, c_d_id, c_w_id: the merged state without its delete markers. -#}
 {#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
-{{ config(unique_key=['c_id', 'c_d_id', 'c_w_id']) }}
+{{ config(materialized='view') }}
 
 with
 
-changes as (
-    select * from {{ ref('stg_postgres__tpcch_customer') }}
+state as (
+    select * from {{ ref('postgres__tpcch_customer__state') }}
 ),
 
 final as (
-    {{ cdc_current_state('changes', ['c_id', 'c_d_id', 'c_w_id']) }}
+    {{ cdc_current_view('state') }}
 )
 
 select * from final

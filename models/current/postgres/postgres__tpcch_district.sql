@@ -1,16 +1,17 @@
-{#- Current state of `tpcch_district` from topic `postgres.tpcch.district`, -#}
-{#- one row per d_id, d_w_id. -#}
+{#- Current state of Kafka topic -#}
+{#- `postgres.tpcch.district`, -#}
+{#- one row per d_id, d_w_id: the merged state without its delete markers. -#}
 {#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
-{{ config(unique_key=['d_id', 'd_w_id']) }}
+{{ config(materialized='view') }}
 
 with
 
-changes as (
-    select * from {{ ref('stg_postgres__tpcch_district') }}
+state as (
+    select * from {{ ref('postgres__tpcch_district__state') }}
 ),
 
 final as (
-    {{ cdc_current_state('changes', ['d_id', 'd_w_id']) }}
+    {{ cdc_current_view('state') }}
 )
 
 select * from final

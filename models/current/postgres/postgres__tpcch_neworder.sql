@@ -1,16 +1,17 @@
-{#- Current state of `tpcch_neworder` from topic `postgres.tpcch.neworder`, -#}
-{#- one row per no_o_id, no_d_id, no_w_id. -#}
+{#- Current state of Kafka topic -#}
+{#- `postgres.tpcch.neworder`, -#}
+{#- one row per no_o_id, no_d_id, no_w_id: the merged state without its delete markers. -#}
 {#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
-{{ config(unique_key=['no_o_id', 'no_d_id', 'no_w_id']) }}
+{{ config(materialized='view') }}
 
 with
 
-changes as (
-    select * from {{ ref('stg_postgres__tpcch_neworder') }}
+state as (
+    select * from {{ ref('postgres__tpcch_neworder__state') }}
 ),
 
 final as (
-    {{ cdc_current_state('changes', ['no_o_id', 'no_d_id', 'no_w_id']) }}
+    {{ cdc_current_view('state') }}
 )
 
 select * from final

@@ -1,16 +1,17 @@
-{#- Current state of `tpcch_warehouse` from topic `postgres.tpcch.warehouse`, -#}
-{#- one row per w_id. -#}
+{#- Current state of Kafka topic -#}
+{#- `postgres.tpcch.warehouse`, -#}
+{#- one row per w_id: the merged state without its delete markers. -#}
 {#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
-{{ config(unique_key=['w_id']) }}
+{{ config(materialized='view') }}
 
 with
 
-changes as (
-    select * from {{ ref('stg_postgres__tpcch_warehouse') }}
+state as (
+    select * from {{ ref('postgres__tpcch_warehouse__state') }}
 ),
 
 final as (
-    {{ cdc_current_state('changes', ['w_id']) }}
+    {{ cdc_current_view('state') }}
 )
 
 select * from final

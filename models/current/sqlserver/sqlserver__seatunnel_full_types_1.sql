@@ -1,17 +1,17 @@
 {#- Current state of Kafka topic -#}
 {#- `sqlserver_transaction_log_source.dbo.full_types_1`, -#}
-{#- one row per id. -#}
+{#- one row per id: the merged state without its delete markers. -#}
 {#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
-{{ config(unique_key=['id']) }}
+{{ config(materialized='view') }}
 
 with
 
-changes as (
-    select * from {{ ref('stg_sqlserver__seatunnel_full_types_1') }}
+state as (
+    select * from {{ ref('sqlserver__seatunnel_full_types_1__state') }}
 ),
 
 final as (
-    {{ cdc_current_state('changes', ['id']) }}
+    {{ cdc_current_view('state') }}
 )
 
 select * from final

@@ -1,16 +1,17 @@
-{#- Current state of Kafka topic `server1.testDB.dbo.customers`, -#}
-{#- one row per id. -#}
+{#- Current state of Kafka topic -#}
+{#- `server1.testDB.dbo.customers`, -#}
+{#- one row per id: the merged state without its delete markers. -#}
 {#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
-{{ config(unique_key=['id']) }}
+{{ config(materialized='view') }}
 
 with
 
-changes as (
-    select * from {{ ref('stg_sqlserver__server1_testdb_dbo_customers') }}
+state as (
+    select * from {{ ref('sqlserver__server1_testdb_dbo_customers__state') }}
 ),
 
 final as (
-    {{ cdc_current_state('changes', ['id']) }}
+    {{ cdc_current_view('state') }}
 )
 
 select * from final

@@ -1,16 +1,17 @@
-{#- Current state of Kafka topic `server1.testDB.dbo.tablea`, -#}
-{#- one row per pk. -#}
+{#- Current state of Kafka topic -#}
+{#- `server1.testDB.dbo.tablea`, -#}
+{#- one row per pk: the merged state without its delete markers. -#}
 {#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
-{{ config(unique_key=['pk']) }}
+{{ config(materialized='view') }}
 
 with
 
-changes as (
-    select * from {{ ref('stg_sqlserver__server1_testdb_dbo_tablea') }}
+state as (
+    select * from {{ ref('sqlserver__server1_testdb_dbo_tablea__state') }}
 ),
 
 final as (
-    {{ cdc_current_state('changes', ['pk']) }}
+    {{ cdc_current_view('state') }}
 )
 
 select * from final
