@@ -47,6 +47,8 @@ DOCS = "cdc_current.postgres__public_customers"
 STG_DOCS = "cdc_staging.stg_postgres__public_customers"
 QUARANTINE_DOCS = "cdc_staging.stg_postgres__public_customers__quarantine"
 COUPONS_FILE = SAMPLE_LANDING / "shop.public.coupons" / "coupons-kcat.jsonl"
+COUPONS_TOAST_FILE = SAMPLE_LANDING / "shop.public.coupons" / "coupons-toast-kcat.jsonl"
+COUPONS_STATE = "cdc_current.postgres__public_coupons__state"
 COUPONS = "cdc_current.postgres__public_coupons"
 PRODUCTS = "cdc_current.postgres__inventory_products"
 ORDERS = "cdc_current.postgres__public_orders"
@@ -166,6 +168,7 @@ ALL_TABLES = [
     QUARANTINE_DOCS,
     *CHBENCH_TABLES.values(),
     NEWORDER_STATE,
+    COUPONS_STATE,
     PRODUCTS,
     ORDERS,
     STG_ORDERS,
@@ -216,6 +219,8 @@ def _partial_landing(root: Path) -> Path:
     transaction and three MongoDB topics."""
     landing = root / "partial"
     parts = [(PRODUCTS_FILE, 9), (ORDERS_FILE, 5), (DOCS_FILE, 2), (COUPONS_FILE, 4)]
+    # coupon 9's create: its TOASTed update (second build) keeps the stored code
+    parts.append((COUPONS_TOAST_FILE, 1))
     # later events of these arrive in the second batch: a newer position must
     # survive an older event merged after it, a BEGIN must meet its END
     parts += [(SQLSERVER_FILE, 9), (ACCOUNTS_FILE, 4), (CDL_V1_FILE, 3), (TRANSACTIONS_FILE, 1)]
@@ -224,7 +229,7 @@ def _partial_landing(root: Path) -> Path:
     parts.append((SAMPLE_LANDING / "postgres.tpcch.customer" / "customer.jsonl", 100))
     for source, lines in parts:
         target = landing / source.parent.name / source.name
-        target.parent.mkdir(parents=True)
+        target.parent.mkdir(parents=True, exist_ok=True)
         kept = source.read_text(encoding="utf-8").splitlines()[:lines]
         target.write_text("\n".join(kept) + "\n", encoding="utf-8")
         config = source.parent / "topic.yml"

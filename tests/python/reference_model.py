@@ -120,7 +120,9 @@ def position(event: dict[str, Any]) -> tuple[int, ...]:
 
 def current_state(changes: list[dict[str, Any]], *key: str) -> dict[Any, dict[str, Any]]:
     """Apply changes in source order (``position``); returns the final row
-    per key (the key value, or a tuple of values for a composite key)."""
+    per key (the key value, or a tuple of values for a composite key). A
+    column holding the unavailable-value placeholder (TOAST) keeps the key's
+    previous value, None when there is none."""
 
     def key_of(row: dict[str, Any]) -> Any:
         values = tuple(row[k] for k in key)
@@ -133,8 +135,22 @@ def current_state(changes: list[dict[str, Any]], *key: str) -> dict[Any, dict[st
         elif event["op"] == "d":
             state.pop(key_of(event["before"]), None)
         else:
-            state[key_of(event["after"])] = event["after"]
+            row, previous = event["after"], state.get(key_of(event["after"]), {})
+            state[key_of(row)] = {
+                column: previous.get(column) if _unavailable(value) else value
+                for column, value in row.items()
+            }
     return state
+
+
+UNAVAILABLE = "__debezium_unavailable_value"
+UNAVAILABLE_BYTES = base64.b64encode(UNAVAILABLE.encode()).decode()
+
+
+def _unavailable(value: Any) -> bool:
+    """Debezium's placeholder for an unchanged TOASTed value: the text, its
+    bytes (base64 in JSON) or a one-item array of the text."""
+    return value in (UNAVAILABLE, UNAVAILABLE_BYTES, [UNAVAILABLE])
 
 
 def expected_counts(path: Path) -> dict[str, int]:

@@ -25,6 +25,8 @@ from e2e_harness import (
     CHBENCH_TABLES,
     COUPONS,
     COUPONS_FILE,
+    COUPONS_STATE,
+    COUPONS_TOAST_FILE,
     DOCS,
     FLINK_EXPECTED,
     HEARTBEATS_CDL_V1,
@@ -298,11 +300,37 @@ def test_documentation_customers_events(runs: dict[str, Any]) -> None:
 
 def test_truncate_clears_older_rows(runs: dict[str, Any]) -> None:
     first = {r["coupon_id"]: r["discount"] for r in runs["first"][COUPONS]["rows"]}
-    assert first == {1: Decimal("10.00"), 2: Decimal("20.00"), 3: Decimal("25.00")}
-    expected = current_state(events(COUPONS_FILE), "coupon_id")
+    assert first == {
+        1: Decimal("10.00"),
+        2: Decimal("20.00"),
+        3: Decimal("25.00"),
+        9: Decimal("9.00"),
+    }
+    expected = current_state(events(COUPONS_FILE) + events(COUPONS_TOAST_FILE), "coupon_id")
     second = {r["coupon_id"]: r["discount"] for r in runs["second"][COUPONS]["rows"]}
     assert second == {k: decode_decimal(v["discount"], 2) for k, v in expected.items()}
-    assert second == {1: Decimal("12.50"), 4: Decimal("5.00")}
+    # coupon 9 was created after the truncate (first build), 5 never was
+    assert second == {
+        1: Decimal("15.00"),
+        4: Decimal("5.00"),
+        5: Decimal("1.00"),
+        9: Decimal("9.50"),
+    }
+
+
+def test_unavailable_toast_values_keep_the_previous_value(runs: dict[str, Any]) -> None:
+    """Updates whose `code` is Debezium's unavailable-value placeholder (an
+    unchanged TOASTed column): coupon 1 takes the code of its create in the
+    same batch, coupon 9 the code stored by the first build, coupon 5 (never
+    seen before) null. The placeholder is staged as landed but never
+    written to the state table or shown by the view."""
+    expected = current_state(events(COUPONS_FILE) + events(COUPONS_TOAST_FILE), "coupon_id")
+    codes = {k: v["code"] for k, v in expected.items()}
+    assert codes == {1: "WELCOME", 4: "SUMMER", 5: None, 9: "AUTUMN"}
+    for table in (COUPONS, COUPONS_STATE):
+        assert {r["coupon_id"]: r["code"] for r in runs["second"][table]["rows"]} == codes
+    first = {r["coupon_id"]: r["code"] for r in runs["first"][COUPONS]["rows"]}
+    assert first[9] == "AUTUMN"
 
 
 def _optional(decode: Callable[[Any], Any]) -> Callable[[Any], Any]:
