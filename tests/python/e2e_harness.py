@@ -62,6 +62,11 @@ NEWER_HALF_FILE = "neworder-newer-half-kcat.jsonl"
 NEWER_HALF_FROM = 60  # creates of 30 live keys, then 45 deliveries (deletes)
 CHBENCH_TABLES = {name: f"cdc_current.postgres__tpcch_{name}" for name in CHBENCH}
 NEWORDER_STATE = "cdc_current.postgres__tpcch_neworder__state"
+# SCD type 2 history models (hand-written, models/history/)
+HISTORY = {
+    "neworder": "cdc_history.postgres__tpcch_neworder__history",
+    "coupons": "cdc_history.postgres__public_coupons__history",
+}
 # SQL Server, MySQL and Huawei CDL topics (model names follow the topic)
 SQLSERVER_TOPIC = "server1.testDB.dbo.customers"
 SQLSERVER_FILE = SAMPLE_LANDING / SQLSERVER_TOPIC / "sqlserver-docs-customers-kcat.jsonl"
@@ -169,6 +174,7 @@ ALL_TABLES = [
     *CHBENCH_TABLES.values(),
     NEWORDER_STATE,
     COUPONS_STATE,
+    *HISTORY.values(),
     PRODUCTS,
     ORDERS,
     STG_ORDERS,

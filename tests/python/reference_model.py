@@ -143,6 +143,48 @@ def current_state(changes: list[dict[str, Any]], *key: str) -> dict[Any, dict[st
     return state
 
 
+def history(changes: list[dict[str, Any]], *key: str) -> list[dict[str, Any]]:
+    """SCD type 2 from changes in source order: one version per create,
+    read or update of a key, closed by the key's next change or by the
+    first truncate after it. A TOAST placeholder takes the key's previous
+    known value (from its latest row image, `before` for a delete)."""
+
+    def key_of(row: dict[str, Any]) -> tuple[Any, ...]:
+        return tuple(row[k] for k in key)
+
+    ordered = sorted(changes, key=position)
+    truncates = [position(e) for e in ordered if e["op"] == "t"]
+    per_key: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for event in ordered:
+        if event["op"] != "t":
+            image = event["before"] if event["op"] == "d" else event["after"]
+            per_key.setdefault(key_of(image), []).append(event)
+    versions = []
+    for events_of_key in per_key.values():
+        known: dict[str, Any] = {}
+        for index, event in enumerate(events_of_key):
+            image = event["before"] if event["op"] == "d" else event["after"]
+            row = {c: known.get(c) if _unavailable(v) else v for c, v in image.items()}
+            known = row
+            if event["op"] == "d":
+                continue
+            opened = position(event)
+            closing = [(position(e), e["op"]) for e in events_of_key[index + 1 : index + 2]]
+            closing += [(t, "t") for t in truncates if t > opened][:1]
+            to_position, closed_by = min(closing) if closing else (None, None)
+            versions.append(
+                row
+                | {
+                    "valid_from_position": list(opened),
+                    "valid_to_position": None if to_position is None else list(to_position),
+                    "opened_by_op": event["op"],
+                    "closed_by_op": closed_by,
+                    "is_current": to_position is None,
+                }
+            )
+    return versions
+
+
 UNAVAILABLE = "__debezium_unavailable_value"
 UNAVAILABLE_BYTES = base64.b64encode(UNAVAILABLE.encode()).decode()
 
