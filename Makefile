@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 JAR := $(CDC_STATE_DIR)/jars/iceberg-spark-runtime-3.5_2.12-1.10.2.jar
 DBT := $(VENV)/bin/dbt
 
-.PHONY: setup run test lint typecheck check-generated docs clean bench bench-mongodb
+.PHONY: setup run test soak lint typecheck check-generated docs clean bench bench-mongodb
 
 $(STAMP): requirements.txt requirements-jars.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -33,6 +33,13 @@ run: setup
 test: setup
 	$(PY) -m pytest
 	$(MAKE) --no-print-directory check-generated lint typecheck
+
+## make soak [EXAMPLES=3000]: the merge property tests on thousands of random
+## histories (one shared run; the rest of the end-to-end suite runs with it)
+EXAMPLES ?= 3000
+soak: setup
+	CDC_PROPERTY_EXAMPLES=$(EXAMPLES) CDC_STATE_DIR=$(CDC_STATE_DIR)/soak \
+		$(PY) -m pytest tests/python/test_merge_properties.py
 
 check-generated: setup
 	$(PY) -m python_helpers sync --check --landing sample_landing

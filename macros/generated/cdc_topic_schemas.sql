@@ -2565,6 +2565,77 @@ topics:
     schema_fingerprints:
     - fb5c811a6ddefb420cd9d38203c8c025
     decimal_format: base64
+  proptest.public.items:
+    connector: postgresql
+    envelope: debezium
+    source_table: public_items
+    primary_key:
+    - id
+    value_type: 'struct<`before`: struct<`id`: int, `label`: string, `qty`: bigint>, `after`: struct<`id`:
+      int, `label`: string, `qty`: bigint>, `source`: struct<`version`: string, `connector`: string, `name`:
+      string, `ts_ms`: string, `snapshot`: string, `db`: string, `schema`: string, `table`: string, `txId`:
+      string, `lsn`: string>, `op`: string, `ts_ms`: string>'
+    key_type: 'struct<`id`: int>'
+    key_fields:
+    - id
+    parse_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    envelope_fields:
+    - before
+    - after
+    - source
+    - op
+    - ts_ms
+    source_fields:
+    - version
+    - connector
+    - name
+    - ts_ms
+    - snapshot
+    - db
+    - schema
+    - table
+    - txId
+    - lsn
+    source_types:
+      version: string
+      connector: string
+      name: string
+      ts_ms: bigint
+      snapshot: string
+      db: string
+      schema: string
+      table: string
+      txId: bigint
+      lsn: bigint
+    columns:
+    - name: id
+      raw_type: int
+      type: int
+      decoder: none
+      optional: false
+      connect_type: int32, not null
+    - name: label
+      raw_type: string
+      type: string
+      decoder: none
+      optional: true
+      connect_type: string
+    - name: qty
+      raw_type: bigint
+      type: bigint
+      decoder: none
+      optional: true
+      connect_type: int64
+    value_schema: '{"fields":[{"field":"before","fields":[{"field":"id","optional":false,"type":"int32"},{"field":"label","optional":true,"type":"string"},{"field":"qty","optional":true,"type":"int64"}],"optional":true,"type":"struct"},{"field":"after","fields":[{"field":"id","optional":false,"type":"int32"},{"field":"label","optional":true,"type":"string"},{"field":"qty","optional":true,"type":"int64"}],"optional":true,"type":"struct"},{"field":"source","fields":[{"field":"version","optional":false,"type":"string"},{"field":"connector","optional":false,"type":"string"},{"field":"name","optional":false,"type":"string"},{"field":"ts_ms","optional":false,"type":"int64"},{"field":"snapshot","optional":true,"type":"string"},{"field":"db","optional":false,"type":"string"},{"field":"schema","optional":false,"type":"string"},{"field":"table","optional":false,"type":"string"},{"field":"txId","optional":true,"type":"int64"},{"field":"lsn","optional":true,"type":"int64"}],"optional":false,"type":"struct"},{"field":"op","optional":false,"type":"string"},{"field":"ts_ms","optional":true,"type":"int64"}],"name":"proptest.public.items.Envelope","optional":false,"type":"struct"}'
+    key_schema: '{"fields":[{"field":"id","optional":false,"type":"int32"}],"name":"proptest.public.items.Key","optional":false,"type":"struct"}'
+    schema_fingerprints:
+    - 22e3628a774e5822d6976394b1a31a44
+    decimal_format: base64
   rw_mongo.inventory.customers:
     connector: mongodb
     envelope: mongodb

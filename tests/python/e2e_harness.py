@@ -19,6 +19,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import property_histories as prop
 from conftest import ORDERS_TOPIC, PRODUCTS_TOPIC, PROJECT, SAMPLE_LANDING
 
 STATE = PROJECT / ".state" / "pytest"
@@ -62,6 +63,14 @@ NEWER_HALF_FILE = "neworder-newer-half-kcat.jsonl"
 NEWER_HALF_FROM = 60  # creates of 30 live keys, then 45 deliveries (deletes)
 CHBENCH_TABLES = {name: f"cdc_current.postgres__tpcch_{name}" for name in CHBENCH}
 NEWORDER_STATE = "cdc_current.postgres__tpcch_neworder__state"
+# property tests of the merge (test_merge_properties.py): generated histories
+PROPERTY_EXAMPLES = int(os.environ.get("CDC_PROPERTY_EXAMPLES", "200"))
+PROPERTY_SEED = int(os.environ.get("CDC_PROPERTY_SEED", "20261122"))
+PROPERTY_TABLES = {
+    "current": "cdc_current.postgres__proptest_public_items",
+    "state": "cdc_current.postgres__proptest_public_items__state",
+    "history": "cdc_history.postgres__proptest_public_items__history",
+}
 # SCD type 2 history models (hand-written, models/history/)
 HISTORY = {
     "neworder": "cdc_history.postgres__tpcch_neworder__history",
@@ -175,6 +184,7 @@ ALL_TABLES = [
     NEWORDER_STATE,
     COUPONS_STATE,
     *HISTORY.values(),
+    *PROPERTY_TABLES.values(),
     PRODUCTS,
     ORDERS,
     STG_ORDERS,
@@ -270,15 +280,41 @@ def newer_half_first(landing: Path) -> Path:
     return target
 
 
+def property_records(count: int, seed: int) -> prop.Delivery:
+    """The generated histories of the property tests, as Kafka records."""
+    drawn = prop.truncates_first(prop.draw_histories(count, seed))
+    events = [prop.simulate(prop.GENERATED_FROM + i, steps) for i, steps in enumerate(drawn)]
+    return prop.deliver(events, seed, first_offset=prop.GENERATED_OFFSETS)
+
+
+def _full_landing(root: Path, delivery: prop.Delivery) -> Path:
+    """The sample landing (topic folders linked) plus the generated records
+    of the property-test topic."""
+    landing = root / "full"
+    landing.mkdir()
+    for topic in sorted(p for p in SAMPLE_LANDING.iterdir() if p.is_dir()):
+        if topic.name == prop.TOPIC:
+            shutil.copytree(topic, landing / topic.name)
+        else:
+            (landing / topic.name).symlink_to(topic.resolve(), target_is_directory=True)
+    prop.write_records(landing / prop.TOPIC / "generated-first-kcat.jsonl", delivery.first)
+    prop.write_records(landing / prop.TOPIC / "generated-rest-kcat.jsonl", delivery.rest)
+    return landing
+
+
 def build_runs(scratch: Path) -> dict[str, dict[str, Any]]:
     """Run the three invocations and export every table after each (and
     one view rebuilt with soft deletes)."""
     shutil.rmtree(STATE, ignore_errors=True)
     _helpers("jars")
     partial = _partial_landing(scratch)
+    delivery = property_records(PROPERTY_EXAMPLES, PROPERTY_SEED)
+    prop.write_records(partial / prop.TOPIC / "generated-first-kcat.jsonl", delivery.first)
+    shutil.copy(SAMPLE_LANDING / prop.TOPIC / "topic.yml", partial / prop.TOPIC / "topic.yml")
     _helpers("run", "--landing", str(partial), "--", "build", *FULL_TESTS)
     first = _export()
-    _helpers("run", "--landing", str(SAMPLE_LANDING), "--", "build", *FULL_TESTS)
+    full = _full_landing(scratch, delivery)
+    _helpers("run", "--landing", str(full), "--", "build", *FULL_TESTS)
     second = _export()
     _dbt("run")
     third = _export()
@@ -287,4 +323,17 @@ def build_runs(scratch: Path) -> dict[str, dict[str, Any]]:
     _dbt("build", "--select", soft_view.split(".")[1], "--vars", "{cdc_soft_deletes: true}")
     soft = _export([soft_view])
     _dbt("run", "--select", soft_view.split(".")[1])  # back to hard deletes
-    return {"first": first, "second": second, "third": third, "soft_deletes": soft}
+    sample = json_lines(SAMPLE_LANDING / prop.TOPIC / prop.SAMPLE_FILE)
+    landed = {"first": delivery.first, "second": sample + delivery.first + delivery.rest}
+    landed["third"] = landed["second"]
+    return {
+        "first": first,
+        "second": second,
+        "third": third,
+        "soft_deletes": soft,
+        "property_records": landed,
+    }
+
+
+def json_lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]

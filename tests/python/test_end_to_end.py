@@ -607,6 +607,8 @@ def test_decimal_written_as_a_number_is_quarantined_not_misread(runs: dict[str, 
     assert {r["_quarantine_reason"] for r in quarantined} == {"type_mismatch"}
     assert {r["_quarantine_detail"] for r in quarantined} == {
         "column f_bigint_unsigned is bytes (org.apache.kafka.connect.data.Decimal) but holds"
-        " 987654321, not the base64 text the JsonConverter writes"
+        " 987654321, not the base64 text the JsonConverter writes (a converter with"
+        " decimal.format=NUMERIC writes numbers: then set `decimal_format: numeric` in"
+        " topic.yml)"
     }
     assert result[SEATUNNEL]["rows"] == []

@@ -1,0 +1,110 @@
+"""Property tests of the merge (issue 9): hypothesis draws
+CDC_PROPERTY_EXAMPLES (default 200) random histories — inserts, updates,
+deletes, key changes, truncates, re-snapshots — over a few keys each,
+delivered re-sent, spread over three partitions and split at random over
+two landings (property_histories.py). All of them share one topic, so the
+shared end-to-end run builds them in the same two dbt invocations; after
+each run the current-state view, the delete markers of the state table and
+the history must equal the reference model applied to every event landed so
+far in source order. `make soak` runs thousands.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import property_histories as prop
+import pytest
+from e2e_harness import PROPERTY_EXAMPLES, PROPERTY_TABLES
+from reference_model import current_state, history, position
+
+pytestmark = pytest.mark.spark
+
+RUNS = ["first", "second", "third"]
+
+
+def _landed(runs: dict[str, Any], run: str) -> list[dict[str, Any]]:
+    return prop.landed_events(runs["property_records"][run])
+
+
+def _history_of(key: int) -> int:
+    return key // 100
+
+
+def _diff_report(expected: dict[int, Any], actual: dict[int, Any]) -> str:
+    """The first few histories whose keys differ, for a readable failure."""
+    wrong = sorted(
+        {_history_of(k) for k in expected.keys() ^ actual.keys()}
+        | {_history_of(k) for k in expected.keys() & actual.keys() if expected[k] != actual[k]}
+    )
+    lines = [f"{len(wrong)} of the histories differ, e.g. {wrong[:5]}"]
+    for index in wrong[:3]:
+        keys = sorted(k for k in expected.keys() | actual.keys() if _history_of(k) == index)
+        for key in keys:
+            lines.append(f"  id {key}: expected {expected.get(key)}, got {actual.get(key)}")
+    return "\n".join(lines)
+
+
+def test_enough_random_histories_were_generated(runs: dict[str, Any]) -> None:
+    records = runs["property_records"]["second"]
+    histories = {_history_of(json.loads(r["key"])["payload"]["id"]) for r in records if r["key"]}
+    assert len(histories) >= PROPERTY_EXAMPLES * 0.9  # a history may emit nothing
+    ops = {json.loads(r["payload"])["payload"]["op"] for r in records}
+    assert ops == {"c", "u", "d", "r", "t"}
+    payloads = [r["payload"] for r in records]
+    assert len(set(payloads)) < len(payloads)  # some events were re-sent
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_current_state_equals_the_reference_model(runs: dict[str, Any], run: str) -> None:
+    expected = {
+        key: (row["label"], row["qty"])
+        for key, row in current_state(_landed(runs, run), "id").items()
+    }
+    rows = runs[run][PROPERTY_TABLES["current"]]["rows"]
+    actual = {r["id"]: (r["label"], r["qty"]) for r in rows}
+    assert len(rows) == len(actual)
+    assert actual == expected, _diff_report(expected, actual)
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_deleted_keys_keep_exactly_one_marker(runs: dict[str, Any], run: str) -> None:
+    """A key whose newest event (after the newest truncate) is a delete has
+    a delete marker in the state table; no other key has one."""
+    events = sorted(_landed(runs, run), key=position)
+    truncates = [position(e) for e in events if e["op"] == "t"]
+    newest_truncate = max(truncates) if truncates else None
+    last_op: dict[int, str] = {}
+    for event in events:
+        if event["op"] == "t" or (newest_truncate and position(event) < newest_truncate):
+            continue
+        image = event["before"] if event["op"] == "d" else event["after"]
+        last_op[image["id"]] = event["op"]
+    expected = sorted(k for k, op in last_op.items() if op == "d")
+    state = runs[run][PROPERTY_TABLES["state"]]["rows"]
+    assert sorted(r["id"] for r in state if r["_cdc_op"] == "d") == expected
+    assert len(state) == len({r["id"] for r in state})
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_history_equals_the_reference_versions(runs: dict[str, Any], run: str) -> None:
+    columns = (
+        "id",
+        "label",
+        "qty",
+        "valid_from_position",
+        "valid_to_position",
+        "opened_by_op",
+        "closed_by_op",
+        "is_current",
+    )
+
+    def comparable(row: dict[str, Any]) -> str:
+        return json.dumps([row[c] for c in columns], default=str)
+
+    expected = sorted(map(comparable, history(_landed(runs, run), "id")))
+    actual = sorted(map(comparable, runs[run][PROPERTY_TABLES["history"]]["rows"]))
+    missing = sorted(set(expected) - set(actual))[:5]
+    extra = sorted(set(actual) - set(expected))[:5]
+    assert actual == expected, f"missing {missing}\nextra {extra}"
