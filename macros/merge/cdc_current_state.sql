@@ -34,11 +34,13 @@
     {%- set markers = config.get('cdc_delete_markers', false) -%}
     {#- all batches: a late event older than a truncate merged by an earlier
         run must not come back either -#}
-    {%- set truncated_at = cdc_newest_truncate(cdc_staging_parent(), none) -%}
-    {%- set toastable = cdc_toastable_columns(cdc_staging_parent(), keys) -%}
+    {%- set staging = cdc_staging_parent() -%}
+    {%- set truncated_at = cdc_newest_truncate(staging, none) -%}
+    {%- set columns = cdc_staging_columns(staging) -%}
+    {%- set toastable = cdc_toastable_columns(columns, keys) -%}
     select
         {%- if toastable %}
-        {%- for column in cdc_staging_columns(cdc_staging_parent()) %}
+        {%- for column in columns %}
         {%- set field = 'latest.newest.`' ~ column.name ~ '`' %}
         {%- if column.name in toastable %}
         {#- an unavailable (TOASTed, unchanged) value: the newest known one of
@@ -75,7 +77,7 @@
         where
             changes._cdc_op != 't'
             and {{ cdc_new_batches_filter('changes._landing_batch', watermark) }}
-        group by {% for key in keys %}changes.`{{ key }}`{{ ", " if not loop.last }}{% endfor %}
+        group by {{ _cdc_key_list('changes', keys) }}
     ) as latest
     where
         true
@@ -96,12 +98,13 @@
     {{- return(adapter.get_columns_in_relation(staging)) -}}
 {%- endmacro %}
 
-{#- Row columns that can hold Debezium's unavailable-value placeholder (an
-    unchanged TOASTed PostgreSQL value, an unavailable Oracle LOB): name ->
-    Spark type, for text, binary and text-array columns that are not keys. -#}
-{% macro cdc_toastable_columns(staging, keys) -%}
+{#- Of `columns` (a relation's, from adapter.get_columns_in_relation), those
+    that can hold Debezium's unavailable-value placeholder (an unchanged
+    TOASTed PostgreSQL value, an unavailable Oracle LOB): name -> Spark type,
+    for text, binary and text-array columns that are not keys. -#}
+{% macro cdc_toastable_columns(columns, keys) -%}
     {%- set found = {} -%}
-    {%- for column in cdc_staging_columns(staging) -%}
+    {%- for column in columns -%}
         {%- set data_type = column.data_type | lower | replace(' ', '') -%}
         {%- if not column.name.startswith('_') and column.name not in keys
             and data_type in ('string', 'binary', 'array<string>') -%}
@@ -125,4 +128,9 @@
     {%- else -%}
         coalesce({{ expr }} = '{{ placeholder }}', false)
     {%- endif -%}
+{%- endmacro %}
+
+{#- `alias.`k1`, alias.`k2`, ...`: the key columns of `keys`. -#}
+{% macro _cdc_key_list(alias, keys) -%}
+    {%- for key in keys %}{{ alias }}.`{{ key }}`{{ ", " if not loop.last }}{% endfor -%}
 {%- endmacro %}

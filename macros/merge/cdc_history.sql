@@ -33,8 +33,8 @@
     {%- set watermark = cdc_merged_batch_watermark() -%}
     {%- set new_truncate = cdc_newest_truncate(staging, watermark)
         if watermark is not none else none -%}
-    {%- set toastable = cdc_toastable_columns(staging, keys) -%}
     {%- set columns = cdc_staging_columns(staging) -%}
+    {%- set toastable = cdc_toastable_columns(columns, keys) -%}
     select
         {%- for column in columns %}
         {%- if column.name in toastable %}
@@ -122,8 +122,4 @@
             ordered._cdc_position = truncated._cdc_position
     ) as versions
     where versions._cdc_op in ('c', 'r', 'u')
-{%- endmacro %}
-
-{% macro _cdc_key_list(alias, keys) -%}
-    {%- for key in keys %}{{ alias }}.`{{ key }}`{{ ", " if not loop.last }}{% endfor -%}
 {%- endmacro %}

@@ -37,7 +37,7 @@
     {%- if delete %}
     when matched{{ guard }} and ({{ delete }}) then delete
     {%- endif %}
-    {%- set toastable = cdc_toastable_columns(target, keys)
+    {%- set toastable = cdc_toastable_columns(dest_columns, keys)
         if config.get('cdc_delete_markers', false) else {} -%}
     {%- if toastable and not update_columns -%}
         {%- set update_columns = dest_columns | map(attribute='quoted') | list -%}

@@ -264,7 +264,6 @@ def newer_half_first(landing: Path) -> Path:
     9's report: a late event must not bring a deleted key back."""
     source = SAMPLE_LANDING / "postgres.tpcch.neworder" / "neworder.jsonl"
     target = landing / source.parent.name / NEWER_HALF_FILE
-    target.parent.mkdir(parents=True)
     lines = source.read_text(encoding="utf-8").splitlines()
     records = [
         {
@@ -276,7 +275,7 @@ def newer_half_first(landing: Path) -> Path:
         }
         for offset in range(NEWER_HALF_FROM, len(lines))
     ]
-    target.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    prop.write_records(target, records)
     return target
 
 
