@@ -12,6 +12,7 @@ from pathlib import Path
 from python_helpers.connect_schema import SchemaError, parse_schema
 from python_helpers.generate import GENERATED_MACRO, SpecError, read_macro
 from python_helpers.jars import install_iceberg_jar
+from python_helpers.landing import topic_dirs
 from python_helpers.project_check import ProjectError
 from python_helpers.spark_types import fields_ddl, raw_type
 from python_helpers.sync import sync
@@ -53,9 +54,12 @@ def _cmd_land(args: argparse.Namespace) -> int:
         print(f"nothing new to land in {landing}: every file is as the last landing left it")
         return 0
     raw_store.forget_landing(state)
+    unmodelled = [d.name for d in topic_dirs(landing) if d.name not in known] if known else []
+    for topic in unmodelled:
+        print(f"not landing {topic}: sync generated no schema for it (see its reason above)")
     print(f"landing {landing} (Spark starting)", flush=True)
     reports = raw_store.land_all(
-        local_spark(), landing, lambda line: print(line, flush=True), known
+        local_spark(), landing, lambda line: print(line, flush=True), known, bool(known)
     )
     raw_store.remember_landing(fingerprint, state)
     header = ("topic", "files", "unchanged", "read", "landed", "already", "unreadable", "s")
@@ -153,6 +157,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return 1
     if args.show:
         _cmd_show(args)
+    if args.export:
+        from python_helpers.export import export_json
+
+        Path(args.export).write_text(export_json(Path("."), args.export_table), encoding="utf-8")
     begins = [0.0] + [at for _, at in steps]
     summary = ", ".join(f"{name} {at - begins[i]:.1f}s" for i, (name, at) in enumerate(steps))
     print(f"done in {time.monotonic() - started:.1f}s ({summary})")
@@ -233,6 +241,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--project", default=".", help="dbt project root (default: .)")
     run.add_argument("--show", action="store_true", help="print a few rows of every table after")
     run.add_argument("--rows", type=int, default=5)
+    run.add_argument(
+        "--export", metavar="FILE", help="after dbt, write the --export-table tables as JSON"
+    )
+    run.add_argument(
+        "--export-table", action="append", default=[], metavar="SCHEMA.TABLE", help="see --export"
+    )
     run.add_argument("dbt_args", nargs=argparse.REMAINDER, help="dbt arguments after --")
     run.set_defaults(run=_cmd_run, primary_key=[], check=False)
     show = commands.add_parser("show", help="print a few rows of every current-state table")

@@ -105,6 +105,7 @@ class TopicSpec:
         value_schema = merge_schemas(other.value_schema, self.value_schema)
         return replace(
             self,
+            connector=other.connector,  # a stray event of another connector changes nothing
             value_schema=value_schema,
             decimal_scales=_merged_scales(other, self, value_schema),
             key_schema=key or other.key_schema,

@@ -36,10 +36,17 @@ def raw_table_name(topic: str) -> str:
     return identifier(topic)
 
 
+def unsupported_connector(connector: str) -> str | None:
+    """Why a connector (``source.connector``) cannot be modelled, or None."""
+    if connector in CONNECTOR_FOLDERS:
+        return None
+    supported = ", ".join(sorted(CONNECTOR_FOLDERS))
+    return f"unsupported connector {connector!r} (supported: {supported})"
+
+
 def connector_folder(connector: str) -> str:
     """The staging folder of a connector (``source.connector``)."""
-    try:
-        return CONNECTOR_FOLDERS[connector]
-    except KeyError:
-        known = ", ".join(sorted(CONNECTOR_FOLDERS))
-        raise ValueError(f"unsupported connector {connector!r} (supported: {known})") from None
+    problem = unsupported_connector(connector)
+    if problem is not None:
+        raise ValueError(problem)
+    return CONNECTOR_FOLDERS[connector]

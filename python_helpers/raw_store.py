@@ -122,6 +122,7 @@ class LandingReport:
     already_landed: int
     unreadable: int
     seconds: float
+    rolled_back: int = 0  # uncommitted batches of a landing that died, deleted
 
 
 def _ddl(columns: tuple[tuple[str, str], ...]) -> str:
@@ -230,7 +231,10 @@ def read_batch(spark: SparkSession, topic: str, plans: list[FilePlan], batch: in
             select
                 wanted.*,
                 case when plan.is_kcat then from_json(line, '{KCAT_WRAPPER}',
-                    map('columnNameOfCorruptRecord', '_unreadable')) end as kcat
+                    map('columnNameOfCorruptRecord', '_unreadable')) end as kcat,
+                -- the JSON reader decodes malformed UTF-8 to U+FFFD: such a
+                -- line is kept whole, its bytes as read
+                plan.is_kcat and cast(line as binary) != encode(line, 'utf-8') as not_utf8
             from wanted
         )
         select
@@ -240,16 +244,17 @@ def read_batch(spark: SparkSession, topic: str, plans: list[FilePlan], batch: in
             case when plan.is_kcat then kcat.offset
                 else plan.first_offset + line_no end as kafka_offset,
             kcat.ts as kafka_timestamp_ms,
-            kcat.key as kafka_key,
+            if(not_utf8, null, kcat.key) as kafka_key,
             case
                 when not plan.is_kcat then if(trim(line) = '', null, line)
-                when kcat._unreadable is not null then line
+                when kcat._unreadable is not null or not_utf8 then line
                 else kcat.payload
             end as kafka_value,
             concat('{topic_literal}/', file_name) as landing_file,
             line_no as landing_line,
             case
                 when not plan.is_kcat then null
+                when not_utf8 then 'kcat line with bytes that are not UTF-8: kept whole'
                 when kcat._unreadable is not null
                     then 'unreadable kcat line: not a JSON object with the kcat fields'
                 when kcat.partition is null or kcat.offset is null
@@ -405,10 +410,12 @@ def land_topic(
     topic = topic_dir.name
     table = raw_table_name(topic)
     _create_table(spark, f"{RAW_SCHEMA}.{table}", RAW_COLUMNS)
-    _roll_back_uncommitted(spark, table, max((e.batch for e in manifest.values()), default=-1))
+    committed = max((e.batch for e in manifest.values()), default=-1)
+    rolled_back = _roll_back_uncommitted(spark, table, committed)
     plans, unchanged = plan_files(topic_files(topic_dir), manifest)
     if not plans:
-        return LandingReport(topic, table, 0, unchanged, 0, 0, 0, 0, time.monotonic() - started)
+        seconds = time.monotonic() - started
+        return LandingReport(topic, table, 0, unchanged, 0, 0, 0, 0, seconds, rolled_back)
     hashes = {p.file.relative: hasher.submit(file_digest, p.file.path) for p in plans}
     with _one_task_per_file(spark):
         read_batch(spark, topic, plans, batch).writeTo(f"{RAW_SCHEMA}.{table}").append()
@@ -425,6 +432,7 @@ def land_topic(
         duplicates,
         summary.unreadable,
         time.monotonic() - started,
+        rolled_back,
     )
 
 
@@ -492,18 +500,22 @@ def land_all(
     landing: Path,
     progress: Callable[[str], Any] | None = None,
     known_topics: Iterable[str] = (),
+    modelled_only: bool = False,
 ) -> list[LandingReport]:
-    """Land every topic folder of ``landing`` as one batch. Raw tables of
-    ``known_topics`` (the project's generated specs) that the landing has
-    no folder for are created empty, so their models build."""
+    """Land every topic folder of ``landing`` as one batch (with
+    ``modelled_only``, only those of ``known_topics``, the project's
+    generated specs: a topic no model reads stays in its folder). Raw
+    tables of ``known_topics`` that the landing has no folder for are
+    created empty, so their models build."""
     prepare(spark)
-    for topic in known_topics:
+    known = set(known_topics)
+    for topic in sorted(known):
         _create_table(spark, f"{RAW_SCHEMA}.{raw_table_name(topic)}", RAW_COLUMNS)
     manifest = read_manifest(spark)
     batch = next_batch_id(manifest)
     tables: dict[str, str] = {}
     reports = []
-    folders = topic_dirs(landing)
+    folders = [d for d in topic_dirs(landing) if not modelled_only or d.name in known]
     with ThreadPoolExecutor(max_workers=1) as hasher:
         for number, topic_dir in enumerate(folders, start=1):
             table = raw_table_name(topic_dir.name)
@@ -518,6 +530,7 @@ def land_all(
                     f"[{number}/{len(folders)}] {report.topic}: {report.landed} new of "
                     f"{report.read} read ({report.files_read} file(s) read, "
                     f"{report.files_unchanged} unchanged) in {report.seconds:.1f}s"
+                    + (", an uncommitted batch rolled back" if report.rolled_back else "")
                 )
             reports.append(report)
     for view in ("_cdc_landing_lines", "_cdc_landing_duplicates"):

@@ -37,6 +37,7 @@ from python_helpers.landing import (
 )
 from python_helpers.metadata_topics import CHANGES, METADATA_CONNECTOR, metadata_schema
 from python_helpers.mongodb import KEY_FIELD, MONGODB, envelope_schema
+from python_helpers.naming import unsupported_connector
 from python_helpers.project_check import check_project
 from python_helpers.scaffold import scaffold_all
 from python_helpers.spark_types import BASE64, DECIMAL_FORMATS, check_decodable
@@ -255,6 +256,8 @@ def spec_for_topic(
     connector = collected.connector or connector
     if not connector:
         return None, "no event names its connector (payload.source.connector)"
+    if (problem := unsupported_connector(connector)) is not None:
+        return None, f"{problem}: no models, its records are not landed"
     collected.value_schema, collected.key_schema = value_schema, key_schema
     spec = TopicSpec(
         topic=topic_dir.name,

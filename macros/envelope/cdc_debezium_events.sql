@@ -66,16 +66,25 @@
                     then 'heartbeat'
                 {%- endif %}
                 when rowed._event.op is null then 'not_a_change_event'
+                {%- if _cdc_checks_connector(spec) %}
+                when rowed._event.source.connector != '{{ spec.connector }}'
+                    then 'unknown_connector'
+                {%- endif %}
                 when rowed._event.op not in ('c', 'r', 'u', 'd', 't') then 'unsupported_op'
                 {%- for key in primary_key %}
                 when rowed._event.op != 't'
                     and {{ _cdc_key_expr(key, spec, 'rowed.') }} is null
                     then 'missing_primary_key'
                 {%- endfor %}
+                {%- if spec.key_type %}
+                when rowed._key_message._unparsed is not null then 'malformed_key'
+                {%- for key in _cdc_row_key_fields(spec) %}
+                when rowed._key.`{{ key }}` != rowed._row.`{{ key }}` then 'key_mismatch'
+                {%- endfor %}
+                {%- endif %}
             end as _quarantine_reason,
             case
-                when rowed.landing_error is not null then rowed.landing_error
-                when rowed.kafka_value is null then null
+                {{ _cdc_record_details('rowed') | indent(16) }}
                 when rowed._message._unparsed is not null
                     and json_object_keys(rowed.kafka_value) is not null
                     then concat(
@@ -112,8 +121,26 @@
                         {%- endif %}
                     )
                 {%- endfor %}
+                {%- if _cdc_checks_connector(spec) %}
+                when rowed._event.source.connector != '{{ spec.connector }}'
+                    then concat(
+                        'source.connector = ', rowed._event.source.connector,
+                        '; the topic holds events of the {{ spec.connector }} connector'
+                    )
+                {%- endif %}
                 when rowed._event.op not in ('c', 'r', 'u', 'd', 't')
                     then concat('op = ', rowed._event.op)
+                {%- if spec.key_type %}
+                when rowed._key_message._unparsed is not null
+                    then 'the Kafka key is not JSON of the key schema'
+                {%- for key in _cdc_row_key_fields(spec) %}
+                when rowed._key.`{{ key }}` != rowed._row.`{{ key }}`
+                    then concat(
+                        'the Kafka key has {{ key }} = ', cast(rowed._key.`{{ key }}` as string),
+                        ', the row image {{ key }} = ', cast(rowed._row.`{{ key }}` as string)
+                    )
+                {%- endfor %}
+                {%- endif %}
             end as _quarantine_detail
         from (
             select
@@ -143,7 +170,9 @@
                             {%- endif %}
                             {%- if spec.key_type %},
                             from_json(
-                                landed.kafka_key, '{{ _cdc_wrapper_type(spec.key_type, false) }}'
+                                landed.kafka_key,
+                                '{{ _cdc_wrapper_type(spec.key_type, true) }}',
+                                map('columnNameOfCorruptRecord', '_unparsed')
                             ) as _key_message
                             {%- endif %}
                         from {{ relation }} as landed
@@ -153,6 +182,22 @@
             ) as normalized
         ) as rowed
     ) as events
+{%- endmacro %}
+
+{#- Whether a topic's events name their connector in `source.connector`
+    and it must be the topic's: the Debezium relational connectors (their
+    source position is read from connector-specific fields). CDL topics
+    carry the source database's name there. -#}
+{% macro _cdc_checks_connector(spec) -%}
+    {{- return('connector' in (spec.source_fields or [])
+        and spec.connector in ('postgresql', 'mysql', 'sqlserver')) -}}
+{%- endmacro %}
+
+{#- The fields of the Kafka key that are also row columns: an event whose key
+    and row image disagree on one is quarantined as key_mismatch. -#}
+{% macro _cdc_row_key_fields(spec) -%}
+    {%- set columns = spec.columns | map(attribute='name') | list -%}
+    {{- return((spec.key_fields or []) | select('in', columns) | list) -}}
 {%- endmacro %}
 
 {#- The fingerprint of a landed value's schema block: md5 of its exact text

@@ -11,23 +11,77 @@
     its text in `_unparsed`. -#}
 {% macro _cdc_parse_value(value, value_type) -%}
     from_json(
-        {{ value }},
+        if(octet_length({{ value }}) > {{ cdc_max_value_bytes() }}, null, {{ value }}),
         '{{ _cdc_wrapper_type(value_type, true) }}',
         map('columnNameOfCorruptRecord', '_unparsed')
     )
 {%- endmacro %}
 
+{#- The largest value (bytes) a base model parses: the model's config
+    `cdc_max_value_bytes`, else the project var of that name (see
+    dbt_project.yml). A larger value is quarantined as oversized_value,
+    unparsed, its text kept. -#}
+{% macro cdc_max_value_bytes() -%}
+    {{- config.get('cdc_max_value_bytes') or var('cdc_max_value_bytes') -}}
+{%- endmacro %}
+
+{#- True when a landed text column holds bytes that are not valid UTF-8:
+    Spark keeps a line's bytes as read, and re-encoding its decoded text
+    (malformed bytes become U+FFFD) gives other bytes. -#}
+{% macro cdc_not_utf8(expr) -%}
+    coalesce(cast({{ expr }} as binary) != encode({{ expr }}, 'utf-8'), false)
+{%- endmacro %}
+
 {#- The `when ... then '<reason>'` branches of `_quarantine_reason` that
-    hold for any record: an unreadable landing line, a tombstone, a value
-    that is not JSON, or JSON whose types contradict the schema.
-    `record.` prefixes the landed columns and the parsed `_message`. -#}
+    hold for any record: bytes that are not UTF-8 (value or key), an
+    unreadable landing line, a tombstone, a value over the size limit, JSON
+    cut short (an object without its closing brace), a value that is not
+    JSON, or JSON whose types contradict the schema. `record.` prefixes the
+    landed columns and the parsed `_message`. -#}
 {% macro _cdc_record_reasons(record) -%}
+    when {{ cdc_not_utf8(record ~ '.kafka_value') }} or {{ cdc_not_utf8(record ~ '.kafka_key') }}
+        then 'not_utf8'
     when {{ record }}.landing_error is not null then 'unreadable_landing_record'
     when {{ record }}.kafka_value is null then 'tombstone'
+    when octet_length({{ record }}.kafka_value) > {{ cdc_max_value_bytes() }}
+        then 'oversized_value'
+    when {{ record }}._message._unparsed is not null
+        and json_object_keys({{ record }}.kafka_value) is null
+        and startswith(ltrim({{ record }}.kafka_value), '{')
+        and not endswith(rtrim({{ record }}.kafka_value), '}')
+        then 'truncated_json'
     when {{ record }}._message._unparsed is not null
         and json_object_keys({{ record }}.kafka_value) is null
         then 'malformed_json'
     when {{ record }}._message._unparsed is not null then 'type_mismatch'
+{%- endmacro %}
+
+{#- The `when ... then '<detail>'` branches of `_quarantine_detail` for the
+    reasons of _cdc_record_reasons that need one. -#}
+{% macro _cdc_record_details(record) -%}
+    when {{ cdc_not_utf8(record ~ '.kafka_value') }} or {{ cdc_not_utf8(record ~ '.kafka_key') }}
+        then concat(
+            'bytes that are not UTF-8 in the ',
+            case
+                when {{ record }}.landing_error is not null then 'kcat line (kept whole)'
+                when {{ cdc_not_utf8(record ~ '.kafka_value') }} then 'value'
+                else 'Kafka key'
+            end,
+            ': kept as landed'
+        )
+    when {{ record }}.landing_error is not null then {{ record }}.landing_error
+    when {{ record }}.kafka_value is null then null
+    when octet_length({{ record }}.kafka_value) > {{ cdc_max_value_bytes() }}
+        then concat(
+            'the value is ', octet_length({{ record }}.kafka_value), ' bytes, over the limit of',
+            ' {{ cdc_max_value_bytes() }} (config or var cdc_max_value_bytes); not parsed'
+        )
+    when {{ record }}._message._unparsed is not null
+        and json_object_keys({{ record }}.kafka_value) is null
+        then concat(
+            'not JSON (', octet_length({{ record }}.kafka_value), ' bytes, ending with ',
+            right({{ record }}.kafka_value, 20), ')'
+        )
 {%- endmacro %}
 
 {#- The change-data-capture metadata columns of a change-event base model

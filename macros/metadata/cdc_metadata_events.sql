@@ -60,7 +60,7 @@
                 {%- endif %}
             end as _quarantine_reason,
             case
-                when parsed.landing_error is not null then parsed.landing_error
+                {{ _cdc_record_details('parsed') | indent(16) }}
                 {%- if transactions %}
                 when upper(parsed._event.status) not in ('BEGIN', 'END')
                     then concat('status = ', parsed._event.status)

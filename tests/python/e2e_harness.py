@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -63,6 +66,8 @@ NEWER_HALF_FILE = "neworder-newer-half-kcat.jsonl"
 NEWER_HALF_FROM = 60  # creates of 30 live keys, then 45 deliveries (deletes)
 CHBENCH_TABLES = {name: f"cdc_current.postgres__tpcch_{name}" for name in CHBENCH}
 NEWORDER_STATE = "cdc_current.postgres__tpcch_neworder__state"
+# the same current state with soft deletes (config(cdc_soft_deletes=true))
+NEWORDER_SOFT = "cdc_current.postgres__tpcch_neworder__with_deletes"
 # property tests of the merge (test_merge_properties.py): generated histories
 PROPERTY_EXAMPLES = int(os.environ.get("CDC_PROPERTY_EXAMPLES", "200"))
 PROPERTY_SEED = int(os.environ.get("CDC_PROPERTY_SEED", "20261122"))
@@ -71,6 +76,11 @@ PROPERTY_TABLES = {
     "state": "cdc_current.postgres__proptest_public_items__state",
     "history": "cdc_history.postgres__proptest_public_items__history",
 }
+# the crash test kills the second build here: while landing the sample
+# topics (three landed, the fourth under way) and while dbt merges (the
+# first current-state table merged, the others not)
+LANDING_KILL = r"^\[3/\d+\] "
+DBT_KILL = r" OK created sql incremental model cdc_current\."
 # SCD type 2 history models (hand-written, models/history/)
 HISTORY = {
     "neworder": "cdc_history.postgres__tpcch_neworder__history",
@@ -182,6 +192,7 @@ ALL_TABLES = [
     QUARANTINE_DOCS,
     *CHBENCH_TABLES.values(),
     NEWORDER_STATE,
+    NEWORDER_SOFT,
     COUPONS_STATE,
     *HISTORY.values(),
     *PROPERTY_TABLES.values(),
@@ -213,12 +224,61 @@ def _helpers(*args: str) -> str:
     return _run(sys.executable, "-m", "python_helpers", *args)
 
 
-def _dbt(*args: str) -> str:
-    return _run(str(Path(sys.executable).parent / "dbt"), *args)
+def killed_run(when: str, *args: str) -> list[str]:
+    """Start ``python -m python_helpers <args>`` and SIGKILL it, with its
+    Spark JVM (the whole process group), as soon as a line of its output
+    matches ``when``: a crash at that point. Returns the output lines up to
+    the kill; fails if the process ends before the line comes."""
+    command = [sys.executable, "-m", "python_helpers", *args]
+    process = subprocess.Popen(
+        command,
+        cwd=PROJECT,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    assert process.stdout is not None
+    seen: list[str] = []
+    for line in process.stdout:
+        seen.append(line.rstrip("\n"))
+        if re.search(when, line):
+            os.killpg(process.pid, signal.SIGKILL)
+            break
+    process.wait()
+    _wait_for_group_to_die(process.pid)
+    if not seen or not re.search(when, seen[-1]):
+        raise AssertionError(f"{' '.join(command)} ended before /{when}/:\n" + "\n".join(seen))
+    return seen
+
+
+def _wait_for_group_to_die(group: int) -> None:
+    """The JVM of a killed group may outlive its parent for a moment: wait
+    until none of the group is left (the metastore is theirs until then)."""
+    for _ in range(600):
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"process group {group} still alive a minute after SIGKILL")
 
 
 def _export(tables: list[str] = ALL_TABLES) -> dict[str, Any]:
-    loaded = json.loads(_helpers("export", *tables).splitlines()[-1])
+    return _exported(json.loads(_helpers("export", *tables).splitlines()[-1]))
+
+
+def _run_and_export(landing: Path, scratch: Path, *dbt_args: str) -> dict[str, Any]:
+    """`python -m python_helpers run` with ALL_TABLES exported by the same
+    process after dbt (one Spark start-up less than a separate export)."""
+    out = scratch / "export.json"
+    tables = [arg for table in ALL_TABLES for arg in ("--export-table", table)]
+    _helpers("run", "--landing", str(landing), "--export", str(out), *tables, "--", *dbt_args)
+    return _exported(json.loads(out.read_text(encoding="utf-8")))
+
+
+def _exported(loaded: dict[str, Any]) -> dict[str, Any]:
     return {
         table: {
             "types": data["types"],
@@ -302,26 +362,25 @@ def _full_landing(root: Path, delivery: prop.Delivery) -> Path:
 
 
 def build_runs(scratch: Path) -> dict[str, dict[str, Any]]:
-    """Run the three invocations and export every table after each (and
-    one view rebuilt with soft deletes)."""
+    """Run the three invocations (the second one killed twice on the way)
+    and export every table after each."""
     shutil.rmtree(STATE, ignore_errors=True)
     _helpers("jars")
     partial = _partial_landing(scratch)
     delivery = property_records(PROPERTY_EXAMPLES, PROPERTY_SEED)
     prop.write_records(partial / prop.TOPIC / "generated-first-kcat.jsonl", delivery.first)
     shutil.copy(SAMPLE_LANDING / prop.TOPIC / "topic.yml", partial / prop.TOPIC / "topic.yml")
-    _helpers("run", "--landing", str(partial), "--", "build", *FULL_TESTS)
-    first = _export()
+    first = _run_and_export(partial, scratch, "build", *FULL_TESTS)
     full = _full_landing(scratch, delivery)
-    _helpers("run", "--landing", str(full), "--", "build", *FULL_TESTS)
-    second = _export()
-    _dbt("run")
-    third = _export()
-    # the current-state view with soft deletes: deleted keys stay, flagged
-    soft_view = CHBENCH_TABLES["neworder"]
-    _dbt("build", "--select", soft_view.split(".")[1], "--vars", "{cdc_soft_deletes: true}")
-    soft = _export([soft_view])
-    _dbt("run", "--select", soft_view.split(".")[1])  # back to hard deletes
+    second_build = ("run", "--landing", str(full), "--", "build", *FULL_TESTS)
+    # crash test: the second build is killed twice, once while landing and
+    # once while dbt merges, before it runs to the end (issue 9)
+    crashes = {
+        "landing": killed_run(LANDING_KILL, *second_build),
+        "dbt": killed_run(DBT_KILL, *second_build),
+    }
+    second = _run_and_export(full, scratch, "build", *FULL_TESTS)
+    third = _run_and_export(full, scratch, "run")  # nothing new to land
     sample = json_lines(SAMPLE_LANDING / prop.TOPIC / prop.SAMPLE_FILE)
     landed = {"first": delivery.first, "second": sample + delivery.first + delivery.rest}
     landed["third"] = landed["second"]
@@ -329,8 +388,8 @@ def build_runs(scratch: Path) -> dict[str, dict[str, Any]]:
         "first": first,
         "second": second,
         "third": third,
-        "soft_deletes": soft,
         "property_records": landed,
+        "crashes": crashes,
     }
 
 

@@ -78,6 +78,28 @@ def test_kcat_file_keeps_key_timestamp_and_unreadable_lines(fresh: Any, tmp_path
     assert rows[2]["kafka_value"] is None and rows[2]["landing_error"] is None
 
 
+def test_bytes_that_are_not_utf8_are_kept_as_read(fresh: Any, tmp_path: Path) -> None:
+    kcat = _kcat(4, '{"x":"MARK"}', '{"id":1}').encode().replace(b"MARK", b"a\xffb")
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "a.jsonl").write_bytes(kcat + b"\n" + _kcat(5, "{}").encode() + b"\n")
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "a.jsonl").write_bytes(b'{"x":"a\xffb"}\n')
+    land_all(fresh, tmp_path)
+    # the JSON reader would have decoded FF to U+FFFD: the kcat line is kept
+    # whole, bytes as read, with its coordinates and a landing error
+    rows = fresh.sql(
+        f"select kafka_offset, kafka_key, hex(kafka_value) as value, landing_error"
+        f" from {RAW_SCHEMA}.t order by kafka_offset"
+    ).collect()
+    assert [(r.kafka_offset, r.kafka_key) for r in rows] == [(4, None), (5, None)]
+    assert rows[0].value == kcat.hex().upper()
+    assert "not UTF-8" in rows[0].landing_error and rows[1].landing_error is None
+    plain = fresh.sql(f"select hex(kafka_value) as value, landing_error from {RAW_SCHEMA}.p")
+    assert [(r.value, r.landing_error) for r in plain.collect()] == [
+        (b'{"x":"a\xffb"}'.hex().upper(), None)
+    ]
+
+
 def test_landing_twice_adds_nothing_and_reads_nothing(fresh: Any) -> None:
     first = {r.topic: r for r in land_all(fresh, SAMPLE_LANDING)}
     second = {r.topic: r for r in land_all(fresh, SAMPLE_LANDING)}
@@ -133,7 +155,7 @@ def test_an_uncommitted_batch_is_rolled_back_and_landed_again(fresh: Any, tmp_pa
         f" landing_error, landing_batch + 1 from {RAW_SCHEMA}.t"
     )
     _write(tmp_path / "t" / "b.jsonl", [_kcat(2, "{}")])
-    land_all(fresh, tmp_path)
+    assert land_all(fresh, tmp_path)[0].rolled_back == 1
     assert [r["kafka_offset"] for r in _rows(fresh, "t")] == [0, 1, 2]
 
 

@@ -150,25 +150,31 @@ def evolved(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     helpers = [sys.executable, "-m", "python_helpers"]
     dbt = str(Path(sys.executable).parent / "dbt")
     _run(project, state, *helpers, "jars")
+    # sync + land + build in one process (`run`): one Spark start-up each
+    run = [*helpers, "run", "--landing", str(root / "landing"), "--"]
     for _ in range(2):
-        _run(project, state, *helpers, "sync", "--landing", str(root / "landing"))
-        _run(project, state, *helpers, "land", "--landing", str(root / "landing"))
-        _run(project, state, dbt, "build", "--vars", "{cdc_test_scope: all}")
+        _run(project, state, *run, "build", "--vars", "{cdc_test_scope: all}")
         (landing / "b-v2.jsonl").write_text(_lines(V2, 2, len(V1)), encoding="utf-8")
-    again = _run(project, state, dbt, "build")  # a later run keeps working
+    again = _run(project, state, *run, "build")  # a later run keeps working
     drifted = _lines(V3, 3, len(V1) + len(V2)) + _lines(MISMATCH, 2, len(V1) + len(V2) + 1)
     (landing / "c-v3.jsonl").write_text(drifted, encoding="utf-8")
     _run(project, state, *helpers, "land", "--landing", str(root / "landing"))
     _run(project, state, dbt, "run", "--select", BASE.split(".")[1])  # no sync
     before_sync = _export(project, state, BASE)
-    _run(project, state, *helpers, "sync", "--landing", str(root / "landing"))
-    _run(project, state, dbt, "build", "--full-refresh", "--select", BASE.split(".")[1] + "+")
-    return {"build": again, "drift": before_sync[BASE]} | _export(project, state, CURRENT, BASE)
+    out = root / "export.json"
+    exports = ["--export", str(out), "--export-table", CURRENT, "--export-table", BASE]
+    refresh = ["build", "--full-refresh", "--select", BASE.split(".")[1] + "+"]
+    _run(project, state, *run[:-1], *exports, "--", *refresh)  # sync, then refresh
+    return {"build": again, "drift": before_sync[BASE]} | _tables(out.read_text(encoding="utf-8"))
 
 
 def _export(project: Path, state: Path, *tables: str) -> dict[str, Any]:
     exported = _run(project, state, sys.executable, "-m", "python_helpers", "export", *tables)
-    loaded = json.loads(exported.splitlines()[-1])
+    return _tables(exported.splitlines()[-1])
+
+
+def _tables(exported: str) -> dict[str, Any]:
+    loaded = json.loads(exported)
     return {
         table: {"types": data["types"], "rows": [json.loads(r) for r in data["rows"]]}
         for table, data in loaded.items()

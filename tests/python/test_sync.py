@@ -163,6 +163,22 @@ def test_topic_without_schema_blocks_is_reported(tmp_path: Path) -> None:
     assert "schema block" in reason and "schema_from" in reason and "value-schema.json" in reason
 
 
+def test_topic_of_an_unsupported_connector_is_skipped_not_half_written(tmp_path: Path) -> None:
+    landing = tmp_path / "landing"
+    source = SAMPLE_LANDING / "dbserver1.inventory.customers" / "rw-mysql-customers-schema.jsonl"
+    event = json.loads(source.read_text().splitlines()[0])
+    event["payload"]["source"]["connector"] = "oracle"
+    (landing / "oracle1.HR.EMP").mkdir(parents=True)
+    (landing / "oracle1.HR.EMP" / "a.jsonl").write_text(json.dumps(event) + "\n")
+    shutil.copytree(source.parent, landing / source.parent.name)
+    result = sync(tmp_path, landing)
+    reason = result.skipped["oracle1.HR.EMP"]
+    assert reason.startswith("unsupported connector 'oracle' (supported: cdl, debezium,")
+    assert "not landed" in reason
+    assert list(result.specs) == ["dbserver1.inventory.customers"]
+    assert "oracle" not in (tmp_path / GENERATED_MACRO).read_text()
+
+
 def test_topic_without_schema_blocks_takes_a_given_schema(tmp_path: Path) -> None:
     landing = tmp_path / "landing"
     bare = SAMPLE_LANDING / "noschema.inventory.customers"

@@ -52,8 +52,7 @@
                 when identified._patch_problem is not null then 'unsupported_patch'
             end as _quarantine_reason,
             case
-                when identified.landing_error is not null then identified.landing_error
-                when identified.kafka_value is null then null
+                {{ _cdc_record_details('identified') | indent(16) }}
                 when identified._message._unparsed is not null
                     and json_object_keys(identified.kafka_value) is not null
                     then concat(
