@@ -77,7 +77,8 @@
                     then 'missing_primary_key'
                 {%- endfor %}
                 {%- if spec.key_type %}
-                when rowed._key_message._unparsed is not null then 'malformed_key'
+                when rowed.kafka_key is not null and json_object_keys(rowed.kafka_key) is null
+                    then 'malformed_key'
                 {%- for key in _cdc_row_key_fields(spec) %}
                 when rowed._key.`{{ key }}` != rowed._row.`{{ key }}` then 'key_mismatch'
                 {%- endfor %}
@@ -131,8 +132,8 @@
                 when rowed._event.op not in ('c', 'r', 'u', 'd', 't')
                     then concat('op = ', rowed._event.op)
                 {%- if spec.key_type %}
-                when rowed._key_message._unparsed is not null
-                    then 'the Kafka key is not JSON of the key schema'
+                when rowed.kafka_key is not null and json_object_keys(rowed.kafka_key) is null
+                    then 'the Kafka key is not a JSON object'
                 {%- for key in _cdc_row_key_fields(spec) %}
                 when rowed._key.`{{ key }}` != rowed._row.`{{ key }}`
                     then concat(
@@ -170,9 +171,7 @@
                             {%- endif %}
                             {%- if spec.key_type %},
                             from_json(
-                                landed.kafka_key,
-                                '{{ _cdc_wrapper_type(spec.key_type, true) }}',
-                                map('columnNameOfCorruptRecord', '_unparsed')
+                                landed.kafka_key, '{{ _cdc_wrapper_type(spec.key_type, false) }}'
                             ) as _key_message
                             {%- endif %}
                         from {{ relation }} as landed

@@ -156,9 +156,9 @@ def simulate(index: int, steps: list[tuple[str, int, str]]) -> list[Event]:
     for number, (kind, slot, label) in enumerate(steps):
         lsn += 100
         key = index * 100 + slot
-        row = {"id": key, "label": label, "qty": number}
         if kind in ("insert", "rekey"):
             key = index * 100 + slot % SLOTS  # inserts and key changes start below SLOTS
+        row = {"id": key, "label": label, "qty": number}  # the Kafka key's id
         if kind == "insert" or (kind == "update" and key not in live):
             if key in live:
                 kind = "update"
