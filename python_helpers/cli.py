@@ -154,6 +154,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     result = dbtRunner().invoke(dbt_args)
     steps.append(("dbt " + dbt_args[0], time.monotonic() - started))
     if not result.success:
+        if result.exception is not None:  # dbt could not start: say why
+            print(f"dbt failed: {result.exception}", file=sys.stderr)
         return 1
     if args.show:
         _cmd_show(args)

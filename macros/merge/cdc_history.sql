@@ -18,6 +18,9 @@
     the one built from the whole landing in source order, and its open
     versions equal the current-state view. A column holding Debezium's
     unavailable-value placeholder (TOAST) takes the key's previous value.
+    An event re-sent under a new Kafka offset (same key, op, source position
+    and values) opens no second version: the first landed copy (landing
+    batch, partition, offset) is kept, so written versions never move.
 
     Arguments:
       relation (relation or CTE name): the staging rows of the topic.
@@ -88,19 +91,42 @@
                     partition by {{ _cdc_key_list('events', keys) }}
                     order by events._cdc_position
                 ) as next_change
-            from {{ relation }} as events
-            {%- if watermark is not none and not new_truncate %}
-            left semi join (
-                select distinct {{ _cdc_key_list('touched', keys) }}
-                from {{ relation }} as touched
-                where
-                    touched._cdc_op != 't'
-                    and {{ cdc_new_batches_filter('touched._landing_batch', watermark) }}
-            ) as touched
-                on {% for key in keys %}events.`{{ key }}` <=> touched.`{{ key }}`
-                {{- " and " if not loop.last }}{% endfor %}
-            {%- endif %}
-            where events._cdc_op != 't'
+            from (
+                {#- an event re-sent under another Kafka offset (a connector
+                    restart, a replayed topic): same key, op, source position
+                    and values; the first landed copy opens the version, so
+                    a version never moves once written -#}
+                select
+                    sent.*,
+                    row_number() over (
+                        partition by
+                            {{ _cdc_key_list('sent', keys) }},
+                            sent._cdc_op,
+                            slice(sent._cdc_position, 1, size(sent._cdc_position) - 1),
+                            to_json(struct(
+                                {%- for column in columns if not column.name.startswith('_') %}
+                                sent.`{{ column.name }}`{{ "," if not loop.last }}
+                                {%- else %}
+                                sent._cdc_position
+                                {%- endfor %}
+                            ))
+                        order by sent._landing_batch, sent._kafka_partition, sent._kafka_offset
+                    ) as _cdc_copy
+                from {{ relation }} as sent
+                {%- if watermark is not none and not new_truncate %}
+                left semi join (
+                    select distinct {{ _cdc_key_list('touched', keys) }}
+                    from {{ relation }} as touched
+                    where
+                        touched._cdc_op != 't'
+                        and {{ cdc_new_batches_filter('touched._landing_batch', watermark) }}
+                ) as touched
+                    on {% for key in keys %}sent.`{{ key }}` <=> touched.`{{ key }}`
+                    {{- " and " if not loop.last }}{% endfor %}
+                {%- endif %}
+                where sent._cdc_op != 't'
+            ) as events
+            where events._cdc_copy = 1
         ) as ordered
         left join (
             {#- the first truncate after each event: rare, so a plain join -#}

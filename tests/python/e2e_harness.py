@@ -382,7 +382,12 @@ def build_runs(scratch: Path) -> dict[str, dict[str, Any]]:
     second = _run_and_export(full, scratch, "build", *FULL_TESTS)
     third = _run_and_export(full, scratch, "run")  # nothing new to land
     sample = json_lines(SAMPLE_LANDING / prop.TOPIC / prop.SAMPLE_FILE)
-    landed = {"first": delivery.first, "second": sample + delivery.first + delivery.rest}
+    # the landing each record came in: re-sent copies keep the first landed
+    first_landed = [r | {"_batch": 1} for r in delivery.first]
+    landed = {
+        "first": first_landed,
+        "second": first_landed + [r | {"_batch": 2} for r in sample + delivery.rest],
+    }
     landed["third"] = landed["second"]
     return {
         "first": first,

@@ -228,13 +228,14 @@ def write_records(path: Path, records: list[dict[str, Any]]) -> None:
 
 def landed_events(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The change events of kcat records, as reference_model.events reads
-    them (payload plus the Kafka offset)."""
+    them (payload plus the Kafka offset), and the landing each came in
+    (``_batch``, set by the harness: 0 when absent)."""
     found = []
     for record in records:
         payload = json.loads(record["payload"])["payload"]
         # the reference orders by (lsn, offset); offsets repeat across
         # partitions, as in the staged _cdc_position
-        found.append(payload | {"_offset": record["offset"]})
+        found.append(payload | {"_offset": record["offset"], "_batch": record.get("_batch", 0)})
     return found
 
 

@@ -147,12 +147,13 @@ def history(changes: list[dict[str, Any]], *key: str) -> list[dict[str, Any]]:
     """SCD type 2 from changes in source order: one version per create,
     read or update of a key, closed by the key's next change or by the
     first truncate after it. A TOAST placeholder takes the key's previous
-    known value (from its latest row image, `before` for a delete)."""
+    known value (from its latest row image, `before` for a delete). A
+    re-sent event opens no second version (``first_landed_copies``)."""
 
     def key_of(row: dict[str, Any]) -> tuple[Any, ...]:
         return tuple(row[k] for k in key)
 
-    ordered = sorted(changes, key=position)
+    ordered = sorted(first_landed_copies(changes), key=position)
     truncates = [position(e) for e in ordered if e["op"] == "t"]
     per_key: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for event in ordered:
@@ -183,6 +184,23 @@ def history(changes: list[dict[str, Any]], *key: str) -> list[dict[str, Any]]:
                 }
             )
     return versions
+
+
+def first_landed_copies(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The changes less re-sent copies: of the events equal in op, source
+    position (less the Kafka offset) and row image, the first landed one
+    (``_batch``, the landing it came in, then the offset)."""
+    first: dict[str, dict[str, Any]] = {}
+    truncates = [event for event in changes if event["op"] == "t"]  # close, never open
+    for event in changes:
+        if event["op"] == "t":
+            continue
+        image = event["before"] if event["op"] == "d" else event["after"]
+        copy = json.dumps([event["op"], position(event)[:-1], image], sort_keys=True, default=str)
+        landed = (event.get("_batch", 0), event["_offset"])
+        if copy not in first or landed < (first[copy].get("_batch", 0), first[copy]["_offset"]):
+            first[copy] = event
+    return truncates + list(first.values())
 
 
 UNAVAILABLE = "__debezium_unavailable_value"

@@ -108,3 +108,20 @@ def test_history_equals_the_reference_versions(runs: dict[str, Any], run: str) -
     missing = sorted(set(expected) - set(actual))[:5]
     extra = sorted(set(actual) - set(expected))[:5]
     assert actual == expected, f"missing {missing}\nextra {extra}"
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_a_re_sent_event_opens_no_second_version(runs: dict[str, Any], run: str) -> None:
+    """Copies of one change under new Kafka offsets (a connector restart)
+    were landed, yet every version of the history is opened by a distinct
+    source change: no two share key, op, source position and values."""
+    landed = _landed(runs, run)
+    opening = [
+        json.dumps([e["op"], position(e)[:-1], e["after"]]) for e in landed if e["op"] in "cru"
+    ]
+    assert len(set(opening)) < len(opening)  # re-sent copies of opening events landed
+    versions = [
+        json.dumps([r["opened_by_op"], r["valid_from_position"][:-1], r["id"], r["label"]])
+        for r in runs[run][PROPERTY_TABLES["history"]]["rows"]
+    ]
+    assert len(versions) == len(set(versions))
