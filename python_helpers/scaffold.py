@@ -188,15 +188,21 @@ class ModelNames:
         )
 
 
-def scaffolded_topics(project: Path) -> set[str]:
-    """Topics that already have a staging model (``meta.cdc_topic``)."""
-    topics: set[str] = set()
+def topic_models(project: Path) -> dict[str, dict[str, str]]:
+    """The models of each topic by layer (``meta.cdc_topic``,
+    ``meta.cdc_layer``): topic -> layer -> model name."""
+    found: dict[str, dict[str, str]] = {}
     for _, loaded in read_properties(project / MODELS_DIR):
         for model in loaded.get("models") or []:
             meta = (model.get("config") or {}).get("meta") or model.get("meta") or {}
-            if meta.get("cdc_layer") == "staging" and meta.get("cdc_topic"):
-                topics.add(meta["cdc_topic"])
-    return topics
+            if meta.get("cdc_layer") and meta.get("cdc_topic"):
+                found.setdefault(meta["cdc_topic"], {})[meta["cdc_layer"]] = model["name"]
+    return found
+
+
+def scaffolded_topics(project: Path) -> set[str]:
+    """Topics that already have a staging model."""
+    return {topic for topic, layers in topic_models(project).items() if "staging" in layers}
 
 
 def _write_properties(path: Path, models: list[dict[str, Any]]) -> None:

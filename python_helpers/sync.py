@@ -29,6 +29,7 @@ from python_helpers.generate import (
     render_macro,
     row_schema,
 )
+from python_helpers.history_scaffold import history_unsupported, scaffold_histories
 from python_helpers.landing import (
     TOPIC_CONFIG_FILE,
     LandingFile,
@@ -120,6 +121,16 @@ def _decimal_format(topic_dir: Path, config: dict[str, Any]) -> str:
         raise SpecError(
             f"{topic_dir / TOPIC_CONFIG_FILE}: decimal_format is {value!r}; expected one of"
             f" {', '.join(DECIMAL_FORMATS)} (the JsonConverter's decimal.format)"
+        )
+    return value
+
+
+def _wants_history(topic_dir: Path, config: dict[str, Any]) -> bool:
+    """``history: true`` in topic.yml: scaffold an SCD type 2 history model."""
+    value = config.get("history", False)
+    if not isinstance(value, bool):
+        raise SpecError(
+            f"{topic_dir / TOPIC_CONFIG_FILE}: history is {value!r}; expected true or false"
         )
     return value
 
@@ -296,6 +307,7 @@ def sync(
     configs = {d.name: _topic_config(d) for d in dirs}
     for topic_dir in dirs:  # a wrong setting stops sync, naming the file
         _decimal_format(topic_dir, configs[topic_dir.name])
+    histories = {d.name for d in dirs if _wants_history(d, configs[d.name])}
     dirs.sort(key=lambda d: bool(configs[d.name].get("schema_from")))
     for topic_dir in dirs:
         started = time.monotonic()
@@ -355,4 +367,9 @@ def sync(
     }
     specs_in_order = [result.specs[topic] for topic in sorted(result.specs)]
     result.scaffolded = scaffold_all(project, specs_in_order, entities)
+    with_history = [spec for spec in specs_in_order if spec.topic in histories]
+    for spec in with_history:
+        if (reason := history_unsupported(spec)) is not None:
+            result.warnings.append(f"{spec.topic}: history: true ignored: {reason}")
+    result.scaffolded += scaffold_histories(project, with_history, entities)
     return result

@@ -81,10 +81,12 @@ PROPERTY_TABLES = {
 # first current-state table merged, the others not)
 LANDING_KILL = r"^\[3/\d+\] "
 DBT_KILL = r" OK created sql incremental model cdc_current\."
-# SCD type 2 history models (hand-written, models/history/)
+# SCD type 2 history models (`history: true` in the topics' topic.yml)
 HISTORY = {
     "neworder": "cdc_history.postgres__tpcch_neworder__history",
     "coupons": "cdc_history.postgres__public_coupons__history",
+    "sqlserver": "cdc_history.sqlserver__server1_testdb_dbo_customers__history",
+    "accounts": "cdc_history.mysql__shopdb_shop_accounts__history",
 }
 # SQL Server, MySQL and Huawei CDL topics (model names follow the topic)
 SQLSERVER_TOPIC = "server1.testDB.dbo.customers"
@@ -288,6 +290,20 @@ def _exported(loaded: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+# the first lines of these files land in the first build, the rest in the
+# second: a newer position must survive an older event merged after it, a
+# BEGIN must meet its END
+FIRST_RUN_LINES = {SQLSERVER_FILE: 9, ACCOUNTS_FILE: 4, CDL_V1_FILE: 3, TRANSACTIONS_FILE: 1}
+
+
+def first_run_offsets(path: Path) -> range | set[int]:
+    """The Kafka offsets of ``path`` landed by the first build."""
+    if path not in FIRST_RUN_LINES:
+        return range(0)
+    lines = path.read_text(encoding="utf-8").splitlines()[: FIRST_RUN_LINES[path]]
+    return {int(json.loads(line)["offset"]) for line in lines}
+
+
 def _partial_landing(root: Path) -> Path:
     """The first 9 product events (the snapshot), 5 order records, the
     first 100 lines of CH-benCHmark's customer topic and the *last* 120 of
@@ -297,9 +313,7 @@ def _partial_landing(root: Path) -> Path:
     parts = [(PRODUCTS_FILE, 9), (ORDERS_FILE, 5), (DOCS_FILE, 2), (COUPONS_FILE, 4)]
     # coupon 9's create: its TOASTed update (second build) keeps the stored code
     parts.append((COUPONS_TOAST_FILE, 1))
-    # later events of these arrive in the second batch: a newer position must
-    # survive an older event merged after it, a BEGIN must meet its END
-    parts += [(SQLSERVER_FILE, 9), (ACCOUNTS_FILE, 4), (CDL_V1_FILE, 3), (TRANSACTIONS_FILE, 1)]
+    parts += [(path, lines) for path, lines in FIRST_RUN_LINES.items()]
     for topic, lines in MONGO_FIRST_LINES.items():
         parts.append((SAMPLE_LANDING / topic / str(MONGO_TOPICS[topic]), lines))
     parts.append((SAMPLE_LANDING / "postgres.tpcch.customer" / "customer.jsonl", 100))

@@ -254,7 +254,7 @@ def write_sample(landing: Path) -> Path:
     write_records(target, sorted(delivery.first + delivery.rest, key=_coordinates))
     (landing / TOPIC / "topic.yml").write_text(
         "# random histories drawn by tests/python/property_histories.py (see PROVENANCE.md)\n"
-        "primary_key: id\n",
+        "primary_key: id\nhistory: true\n",
         encoding="utf-8",
     )
     return target

@@ -69,6 +69,48 @@ def test_sync_scaffolds_a_new_topic_once(tmp_path: Path, project: Path) -> None:
     assert again.scaffolded == [] and not again.generated_changed
 
 
+def test_history_true_scaffolds_a_history_model_once(tmp_path: Path) -> None:
+    """`history: true` in topic.yml adds the SCD type 2 model (named after
+    the current-state view, documented column by column); a topic that was
+    synced before gets it
+    at the next sync; an edited history model is never rewritten; a wrong
+    value stops sync naming the file; MongoDB topics are warned about."""
+    landing = tmp_path / "landing"
+    shutil.copytree(SAMPLE_LANDING / ORDERS_TOPIC, landing / "shop.sales.orders")
+    shutil.copytree(SAMPLE_LANDING / "mongo2.shop.customers", landing / "mongo2.shop.customers")
+    first = sync(tmp_path, landing)
+    assert not any("history" in p.parts for p in first.scaffolded)
+    for topic in ("shop.sales.orders", "mongo2.shop.customers"):
+        (landing / topic / "topic.yml").write_text("history: true\n", encoding="utf-8")
+    second = sync(tmp_path, landing)
+    folder = tmp_path / "models/history/postgres"
+    assert sorted(p.relative_to(folder).as_posix() for p in second.scaffolded) == [
+        "_postgres__shop_sales_orders__history.yml",
+        "postgres__shop_sales_orders__history.sql",
+    ]
+    sql = (folder / "postgres__shop_sales_orders__history.sql").read_text()
+    assert "config(unique_key=['order_id', 'valid_from_position'])" in sql
+    assert "ref('stg_postgres__shop_sales_orders')" in sql
+    assert "cdc_history('changes', ['order_id'])" in sql
+    (model,) = yaml.safe_load((folder / "_postgres__shop_sales_orders__history.yml").read_text())[
+        "models"
+    ]
+    assert model["config"]["meta"] == {"cdc_topic": "shop.sales.orders", "cdc_layer": "history"}
+    columns = {c["name"]: c for c in model["columns"]}
+    assert {"order_id", "_cdc_position", "valid_from_position", "is_current"} <= set(columns)
+    assert all(c["description"] for c in columns.values())
+    assert second.warnings == [
+        "mongo2.shop.customers: history: true ignored: MongoDB topics have no history"
+        " model (documents are replayed, not merged)"
+    ]
+    (folder / "postgres__shop_sales_orders__history.sql").write_text(sql + "-- mine\n")
+    assert sync(tmp_path, landing).scaffolded == []
+    assert (folder / "postgres__shop_sales_orders__history.sql").read_text().endswith("mine\n")
+    (landing / "shop.sales.orders" / "topic.yml").write_text("history: yes please\n")
+    with pytest.raises(SpecError, match=r"shop.sales.orders/topic.yml: history is 'yes please'"):
+        sync(tmp_path, landing)
+
+
 def test_upgrade_turns_old_current_models_into_state_table_and_view(tmp_path: Path) -> None:
     """A current model scaffolded before delete markers (one incremental
     table, deletes removing rows) becomes the __state table + view pair,

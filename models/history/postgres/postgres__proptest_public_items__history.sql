@@ -1,5 +1,7 @@
-{#- History of topic `proptest.public.items` (SCD type 2): one row per -#}
-{#- version of each item, opened and closed in source order. -#}
+{#- History of Kafka topic -#}
+{#- `proptest.public.items` (SCD type 2): -#}
+{#- one row per version of each id. -#}
+{#- Scaffolded by `python -m python_helpers sync` (history: true); edit freely. -#}
 {{ config(unique_key=['id', 'valid_from_position']) }}
 
 with

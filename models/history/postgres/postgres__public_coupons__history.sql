@@ -1,5 +1,7 @@
-{#- History of topic `shop.public.coupons` (SCD type 2): one row per -#}
-{#- version of each coupon, opened and closed in source order. -#}
+{#- History of Kafka topic -#}
+{#- `shop.public.coupons` (SCD type 2): -#}
+{#- one row per version of each coupon_id. -#}
+{#- Scaffolded by `python -m python_helpers sync` (history: true); edit freely. -#}
 {{ config(unique_key=['coupon_id', 'valid_from_position']) }}
 
 with

@@ -1,5 +1,7 @@
-{#- History of topic `postgres.tpcch.neworder` (SCD type 2): one row per -#}
-{#- version of each new order, opened and closed in source order. -#}
+{#- History of Kafka topic -#}
+{#- `postgres.tpcch.neworder` (SCD type 2): -#}
+{#- one row per version of each no_o_id, no_d_id, no_w_id. -#}
+{#- Scaffolded by `python -m python_helpers sync` (history: true); edit freely. -#}
 {{ config(unique_key=['no_o_id', 'no_d_id', 'no_w_id', 'valid_from_position']) }}
 
 with

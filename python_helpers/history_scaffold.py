@@ -1,0 +1,166 @@
+"""Scaffold the SCD type 2 history model of a topic (``history: true`` in
+its topic.yml): ``models/history/<folder>/<current>__history.sql`` and its
+properties file ``_<folder>__<entity>__history.yml``, written once like the
+other scaffolded models (see scaffold.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from python_helpers import mongodb
+from python_helpers.generate import TopicSpec
+from python_helpers.metadata_topics import CHANGES
+from python_helpers.project_check import ProjectError, check_project
+from python_helpers.scaffold import (
+    MODELS_DIR,
+    STAGING_METADATA,
+    ModelNames,
+    _extra_columns,
+    _meta,
+    _metadata_columns,
+    _row_columns,
+    _write_properties,
+    _write_sql,
+    topic_models,
+)
+
+HISTORY_SQL = """\
+{{#- History of Kafka topic -#}}
+{{#- `{topic}` (SCD type 2): -#}}
+{{#- one row per version of each {key_list}. -#}}
+{{#- Scaffolded by `python -m python_helpers sync` (history: true); edit freely. -#}}
+{{{{ config(unique_key={merge_key}) }}}}
+
+with
+
+changes as (
+    select * from {{{{ ref('{staging}') }}}}
+),
+
+final as (
+    {{{{ cdc_history('changes', {unique_key}) }}}}
+)
+
+select * from final
+"""
+
+VERSION_OPS = {"opened_by_op": ["c", "r", "u"], "closed_by_op": ["c", "r", "u", "d", "t"]}
+VERSION_COLUMNS = [
+    "valid_from_position",
+    "valid_from",
+    "valid_to_position",
+    "valid_to",
+    "opened_by_op",
+    "closed_by_op",
+    "is_current",
+]
+
+
+def _existing_names(names: ModelNames, layers: dict[str, str]) -> ModelNames:
+    """``names`` with the topic's staging and current models as the project
+    has them (scaffolded under an older naming, or renamed by hand)."""
+    staging = layers.get("staging", names.staging)
+    # the current-state view is named after the state table (`<current>__state`);
+    # a topic may have more current-layer views (e.g. one with soft deletes)
+    current = layers.get("state", names.state).removesuffix("__state")
+    entity = current.removeprefix(f"{names.folder}__")
+    return replace(names, staging=staging, current=current, entity=entity)
+
+
+def history_name(names: ModelNames) -> str:
+    return f"{names.current}__history"
+
+
+def history_unsupported(spec: TopicSpec) -> str | None:
+    """Why the topic cannot have a history model, or None."""
+    if spec.kind != CHANGES:
+        return "not a change-event topic"
+    if spec.connector == mongodb.MONGODB:
+        return "MongoDB topics have no history model (documents are replayed, not merged)"
+    if not spec.primary_key:
+        return "no primary key (a key schema or primary_key in topic.yml)"
+    return None
+
+
+def _version_columns() -> list[dict[str, Any]]:
+    columns = []
+    for name in VERSION_COLUMNS:
+        column: dict[str, Any] = {"name": name, "description": f'{{{{ doc("{name}") }}}}'}
+        if name == "valid_from_position":
+            column["data_tests"] = ["not_null"]
+        elif name in VERSION_OPS:
+            accepted = {"arguments": {"values": VERSION_OPS[name]}}
+            column["data_tests"] = [{"accepted_values": accepted}]
+        columns.append(column)
+    return columns
+
+
+def _history_model(spec: TopicSpec, names: ModelNames) -> dict[str, Any]:
+    key_list = ", ".join(spec.primary_key)
+    return {
+        "name": history_name(names),
+        "description": f"History of topic `{spec.topic}` (SCD type 2): one row per"
+        f" version of each {key_list}, opened by a create, snapshot read or update and"
+        " closed by the key's next change or a truncate, in source order. Late events"
+        " split the version they fall in; a re-sent event opens no second version."
+        f" Its open versions (`is_current`) equal `{names.current}`.",
+        "config": _meta(spec, "history"),
+        "data_tests": [
+            {
+                "cdc_unique_combination": {
+                    "arguments": {"columns": [*spec.primary_key, "valid_from_position"]}
+                }
+            }
+        ],
+        "columns": _row_columns(spec, key_tests=False)
+        + _metadata_columns(STAGING_METADATA + _extra_columns(spec), None)
+        + _version_columns(),
+    }
+
+
+def scaffold_history(project: Path, spec: TopicSpec, names: ModelNames) -> list[Path]:
+    """Write the history model of one topic; returns the files written."""
+    folder = project / MODELS_DIR / "history" / names.folder
+    keys = list(spec.primary_key)
+    sql = folder / f"{history_name(names)}.sql"
+    _write_sql(
+        sql,
+        HISTORY_SQL.format(
+            topic=spec.topic,
+            key_list=", ".join(keys),
+            merge_key=repr([*keys, "valid_from_position"]),
+            unique_key=repr(keys),
+            staging=names.staging,
+        ),
+    )
+    properties = folder / f"_{names.folder}__{names.entity}__history.yml"
+    _write_properties(properties, [_history_model(spec, names)])
+    return [sql, properties]
+
+
+def scaffold_histories(
+    project: Path, specs: list[TopicSpec], entities: dict[str, str] | None = None
+) -> list[Path]:
+    """Scaffold the history models of ``specs`` (the topics asking for one)
+    that have none yet, then check that the project still parses."""
+    existing = topic_models(project)
+    taken = {path.stem: path for path in sorted((project / MODELS_DIR).rglob("*.sql"))}
+    touched: list[Path] = []
+    for spec in specs:
+        layers = existing.get(spec.topic, {})
+        if "history" in layers or history_unsupported(spec):
+            continue
+        names = _existing_names(ModelNames.for_spec(spec, (entities or {}).get(spec.topic)), layers)
+        if history_name(names) in taken:
+            raise ProjectError(
+                f"topic {spec.topic!r} would get history model {history_name(names)!r},"
+                f" which {taken[history_name(names)]} already is: set `model_name: <name>`"
+                " in the topic's topic.yml"
+            )
+        touched += scaffold_history(project, spec, names)
+    if touched:
+        check_project(project / MODELS_DIR)
+    return touched
