@@ -596,7 +596,8 @@ def _current_models(spec: TopicSpec, names: ModelNames) -> list[dict[str, Any]]:
         " `cdc_soft_deletes: true` deleted keys stay, flagged `is_deleted`.",
         "config": _meta(spec, "current"),
         "columns": _row_columns(spec, key_tests=True)
-        + _metadata_columns(metadata, CURRENT_OPS, where=SOFT_DELETES_WHERE),
+        + _metadata_columns(metadata, CURRENT_OPS, where=SOFT_DELETES_WHERE)
+        + _metadata_columns(MERGED_METADATA, None),
     }
     state: dict[str, Any] = {
         "name": names.state,
@@ -606,7 +607,9 @@ def _current_models(spec: TopicSpec, names: ModelNames) -> list[dict[str, Any]]:
         " that an older event landing later cannot bring it back. Purge old"
         " markers with `dbt run-operation cdc_purge_delete_markers`.",
         "config": _meta(spec, "state"),
-        "columns": _row_columns(spec, key_tests=True) + _metadata_columns(metadata, STATE_OPS),
+        "columns": _row_columns(spec, key_tests=True)
+        + _metadata_columns(metadata, STATE_OPS)
+        + _metadata_columns(MERGED_METADATA, None),
     }
     if len(spec.primary_key) > 1:
         for entry in (current, state):
@@ -769,6 +772,8 @@ SCHEMA_HISTORY_COLUMNS = {
     "_kafka_offset": '{{ doc("_kafka_offset") }}',
     "_landing_batch": '{{ doc("_landing_batch") }}',
 }
+# Columns cdc_current_state adds to the merged (`__state`) tables.
+MERGED_METADATA = ["_cdc_value_positions"]
 KAFKA_COLUMNS = [
     "_kafka_topic",
     "_kafka_partition",

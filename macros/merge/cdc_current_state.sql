@@ -15,9 +15,13 @@
     newest event is a delete.
 
     PostgreSQL TOAST: a text, binary or text-array column holding Debezium's
-    unavailable-value placeholder keeps the key's previous value (the newest
-    known one in the batch, else the stored one: see spark__get_merge_sql;
-    null when none was ever seen); the placeholder is never written.
+    unavailable-value placeholder takes the key's value from the newest
+    earlier event that carried one: of the batch or the stored row, whichever
+    is newer (null when none was ever seen); the placeholder is never
+    written. `_cdc_value_positions` records, per such column, the position
+    of the event the value came from, so an older event landing in a later
+    batch still fills (or corrects) it: the stored row is then re-emitted at
+    its own position with the value (the merge condition is `>=`).
 
     Truncates (op t): every event older than the newest truncate of the
     topic (in any batch, landed before or with this one) is dropped here,
@@ -38,55 +42,118 @@
     {%- set truncated_at = cdc_newest_truncate(staging, none) -%}
     {%- set columns = cdc_staging_columns(staging) -%}
     {%- set toastable = cdc_toastable_columns(columns, keys) -%}
+    {#- incremental runs read the stored row of each key in the batch -#}
+    {%- set stored = load_relation(this) if watermark is not none else none -%}
+    {%- set positions = stored is not none and '_cdc_value_positions'
+        in (adapter.get_columns_in_relation(stored) | map(attribute='name') | list) -%}
+    {%- set newer = 'true' if stored is none else
+        '(stored._cdc_position is null or latest.newest._cdc_position > stored._cdc_position)' -%}
+    {%- set fixes = [] -%}
     select
-        {%- if toastable %}
         {%- for column in columns %}
-        {%- set field = 'latest.newest.`' ~ column.name ~ '`' %}
         {%- if column.name in toastable %}
-        {#- an unavailable (TOASTed, unchanged) value: the newest known one of
-            the batch; else, on a first build, null; else the placeholder,
-            which the merge replaces with the stored value -#}
-        case
-            when not {{ cdc_is_unavailable(field, toastable[column.name]) }} then {{ field }}
-            when latest.`_cdc_known_{{ column.name }}` is not null
-                then latest.`_cdc_known_{{ column.name }}`.v
-            {%- if watermark is none %}
-            else null
-            {%- else %}
-            else {{ field }}
-            {%- endif %}
-        end as `{{ column.name }}`{{ "," if not loop.last }}
+        resolved.`{{ column.name }}`.v as `{{ column.name }}`,
         {%- else %}
-        {{ field }}{{ "," if not loop.last }}
+        resolved.`{{ column.name }}`,
         {%- endif %}
         {%- endfor %}
+        {%- if not columns %}
+        resolved.*,
+        {%- endif %}
+        {%- if toastable %}
+        map_filter(map(
+            {%- for name in toastable %}
+            '{{ name }}', resolved.`{{ name }}`.p{{ "," if not loop.last }}
+            {%- endfor %}
+        ), (column_name, position) -> position is not null) as _cdc_value_positions
         {%- else %}
-        latest.newest.*
+        cast(map() as map<string, array<bigint>>) as _cdc_value_positions
         {%- endif %}
     from (
         select
-            max_by(struct(changes.*), changes._cdc_position) as newest
-            {%- for name, data_type in toastable.items() %},
-            max_by(
-                struct(changes.`{{ name }}` as v),
-                if({{ cdc_is_unavailable('changes.`' ~ name ~ '`', data_type) }},
-                    null, changes._cdc_position)
-            ) as `_cdc_known_{{ name }}`
+            {%- for column in columns %}
+            {%- set name = column.name %}
+            {%- set field = 'latest.newest.`' ~ name ~ '`' %}
+            {%- if name in toastable %}
+            {%- set known = 'latest.`_cdc_known_' ~ name ~ '`' %}
+            {#- an unavailable (TOASTed, unchanged) value: the newest one known
+                before it, from this batch or the stored row (p: the position
+                it was known at, null when it is the row's own) -#}
+            case
+                when {{ newer }} and not {{ cdc_is_unavailable(field, toastable[name]) }}
+                    then named_struct('p', cast(null as array<bigint>), 'v', {{ field }})
+                {%- if stored is none %}
+                else coalesce({{ known }},
+                    named_struct('p', cast(array() as array<bigint>), 'v', null))
+                {%- else %}
+                {%- set given = "element_at(stored._cdc_value_positions, '" ~ name ~ "')"
+                    if positions else 'cast(null as array<bigint>)' %}
+                {%- set late_fix -%}
+                    (not {{ newer }} and stored._cdc_op != 'd' and {{ given }} is not null
+                        and {{ known }}.p > {{ given }} and {{ known }}.p < stored._cdc_position)
+                {%- endset %}
+                {%- do fixes.append(late_fix) %}
+                {#- a marker's columns are its `before` image: not a value -#}
+                when {{ newer }} then coalesce(
+                    greatest({{ known }}, if(stored._cdc_position is null, null, named_struct(
+                        'p', coalesce({{ given }}, stored._cdc_position),
+                        'v', if(stored._cdc_op = 'd', null, stored.`{{ name }}`)))),
+                    named_struct('p', cast(array() as array<bigint>), 'v', null))
+                {#- an older event landing later fills a value that was
+                    unknown when the newer row was merged -#}
+                when {{ late_fix }} then {{ known }}
+                else named_struct('p', {{ given }}, 'v', stored.`{{ name }}`)
+                {%- endif %}
+            end as `{{ name }}`{{ "," if not loop.last }}
+            {%- elif stored is none %}
+            {{ field }}{{ "," if not loop.last }}
+            {%- else %}
+            if({{ newer }}, {{ field }}, stored.`{{ name }}`) as `{{ name }}`
+            {{- "," if not loop.last }}
+            {%- endif %}
             {%- endfor %}
-        from {{ relation }} as changes
+            {%- if not columns %}
+            latest.newest.*
+            {%- endif %}
+        from (
+            select
+                max_by(struct(changes.*), changes._cdc_position) as newest
+                {%- for name, data_type in toastable.items() %},
+                {#- the column's newest value in the batch and its position;
+                    a delete's is null (the key was gone) -#}
+                max_by(
+                    named_struct(
+                        'p', changes._cdc_position,
+                        'v', if(changes._cdc_op = 'd', null, changes.`{{ name }}`)
+                    ),
+                    if(changes._cdc_op != 'd'
+                        and {{ cdc_is_unavailable('changes.`' ~ name ~ '`', data_type) }},
+                        null, changes._cdc_position)
+                ) as `_cdc_known_{{ name }}`
+                {%- endfor %}
+            from {{ relation }} as changes
+            where
+                changes._cdc_op != 't'
+                and {{ cdc_new_batches_filter('changes._landing_batch', watermark) }}
+                {%- if truncated_at %}
+                and not ({{ cdc_position_before('changes._cdc_position', truncated_at) }})
+                {%- endif %}
+            group by {{ _cdc_key_list('changes', keys) }}
+        ) as latest
+        {%- if stored is not none %}
+        left join {{ stored }} as stored
+            on {% for key in keys %}latest.newest.`{{ key }}` <=> stored.`{{ key }}`
+            {{- " and " if not loop.last }}{% endfor %}
+        {%- endif %}
         where
-            changes._cdc_op != 't'
-            and {{ cdc_new_batches_filter('changes._landing_batch', watermark) }}
-        group by {{ _cdc_key_list('changes', keys) }}
-    ) as latest
-    where
-        true
-        {%- if watermark is none and not markers %}
-        and latest.newest._cdc_op != 'd'
-        {%- endif %}
-        {%- if truncated_at %}
-        and not ({{ cdc_position_before('latest.newest._cdc_position', truncated_at) }})
-        {%- endif %}
+            ({{ newer }}
+            {%- for fix in fixes %}
+                or {{ fix }}
+            {%- endfor %})
+            {%- if watermark is none and not markers %}
+            and latest.newest._cdc_op != 'd'
+            {%- endif %}
+    ) as resolved
 {%- endmacro %}
 
 {#- The columns of a staging relation (none when not executing or not

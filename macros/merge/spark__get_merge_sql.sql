@@ -5,9 +5,9 @@
       merge_delete_condition   matched rows meeting it are deleted,
       merge_insert_condition   unmatched source rows are inserted only if met;
     and `cdc_delete_markers` (the `__state` models): deletes are written as
-    rows (delete markers) instead, so the last two do not apply, and a
-    column holding Debezium's unavailable-value placeholder (TOAST) keeps
-    the stored value on update and is null on insert.
+    rows (delete markers) instead, so the last two do not apply.
+    (Debezium's TOAST placeholder never reaches a merge: cdc_current_state
+    resolves it against the stored row.)
     Without them it behaves as dbt-spark's. `when matched and ... then
     delete` is supported by Iceberg and Delta alike.
 -#}
@@ -37,38 +37,12 @@
     {%- if delete %}
     when matched{{ guard }} and ({{ delete }}) then delete
     {%- endif %}
-    {%- set toastable = cdc_toastable_columns(dest_columns, keys)
-        if config.get('cdc_delete_markers', false) else {} -%}
-    {%- if toastable and not update_columns -%}
-        {%- set update_columns = dest_columns | map(attribute='quoted') | list -%}
-    {%- endif %}
     when matched{{ guard }} then update set
     {%- if update_columns %}
         {%- for column_name in update_columns %}
-        {%- set bare = column_name | replace('`', '') %}
-        {%- if bare in toastable %}
-        {#- an unavailable (TOASTed) value keeps the stored one -#}
-        {{ column_name }} = if(
-            {{ cdc_is_unavailable('DBT_INTERNAL_SOURCE.' ~ column_name, toastable[bare]) }},
-            DBT_INTERNAL_DEST.{{ column_name }}, DBT_INTERNAL_SOURCE.{{ column_name }}
-        ){{ "," if not loop.last }}
-        {%- else %}
         {{ column_name }} = DBT_INTERNAL_SOURCE.{{ column_name }}{{ "," if not loop.last }}
-        {%- endif %}
         {%- endfor %}
     {%- else %} *
     {%- endif %}
-    when not matched{{ (' and (' ~ insert ~ ')') if insert else '' }} then insert
-    {%- if toastable %} ({{ dest_columns | map(attribute='quoted') | join(', ') }}) values (
-        {%- for column in dest_columns %}
-        {%- if column.name in toastable %}
-        if({{ cdc_is_unavailable('DBT_INTERNAL_SOURCE.' ~ column.quoted, toastable[column.name]) }},
-            null, DBT_INTERNAL_SOURCE.{{ column.quoted }}){{ "," if not loop.last }}
-        {%- else %}
-        DBT_INTERNAL_SOURCE.{{ column.quoted }}{{ "," if not loop.last }}
-        {%- endif %}
-        {%- endfor %}
-    )
-    {%- else %} *
-    {%- endif %}
+    when not matched{{ (' and (' ~ insert ~ ')') if insert else '' }} then insert *
 {% endmacro %}

@@ -1,11 +1,12 @@
 """Random change histories for the property tests of the merge (issue 9).
 
 Hypothesis draws each history as a list of steps over a few keys: inserts,
-updates, deletes, primary-key changes (delete + create in one
-transaction), truncates and re-snapshots. ``simulate`` turns the steps into
-the Debezium PostgreSQL events a connector would emit (increasing LSNs),
-``deliver`` into Kafka records the way a demanding landing sees them: keyed
-into three partitions, some events re-sent later under new offsets (a
+updates, TOAST updates (``label`` unchanged, sent as Debezium's
+unavailable-value placeholder), deletes, primary-key changes (delete +
+create in one transaction), truncates and re-snapshots. ``simulate`` turns
+the steps into the Debezium PostgreSQL events a connector would emit
+(increasing LSNs), ``deliver`` into Kafka records the way a demanding
+landing sees them: keyed into three partitions, some events re-sent later under new offsets (a
 connector restart), and the records split into two landings at random,
 whatever their order (the second landing holds them all: what the first
 already landed is recognised by its coordinates).
@@ -13,7 +14,6 @@ already landed is recognised by its coordinates).
 Many histories share one topic (history ``h`` uses ids ``h * 100 + slot``
 and its own LSN range), so one dbt run checks them all; the expected state
 is the reference model applied to every landed event in source order.
-TOAST placeholders are not generated here: see README "Guarantees".
 """
 
 from __future__ import annotations
@@ -71,10 +71,13 @@ KEY_SCHEMA: dict[str, Any] = {
 
 # step kinds by weight (out of 100): mostly row changes, some key changes,
 # re-snapshots and truncates
-KINDS = [("insert", 30), ("update", 30), ("delete", 15), ("rekey", 10)] + [
+KINDS = [("insert", 30), ("update", 20), ("toast", 10), ("delete", 15), ("rekey", 10)] + [
     ("resnapshot", 10),
     ("truncate", 5),
 ]
+# an update that leaves a TOASTed column unchanged: Debezium sends this
+# placeholder instead of its value
+UNAVAILABLE = "__debezium_unavailable_value"
 _KIND_AT = [kind for kind, weight in KINDS for _ in range(weight)]
 STEP = st.tuples(
     st.integers(0, len(_KIND_AT) - 1).map(lambda at: _KIND_AT[at]),
@@ -169,6 +172,10 @@ def simulate(index: int, steps: list[tuple[str, int, str]]) -> list[Event]:
         if kind == "update" and key in live:
             live[key] = row
             events.append(Event(key, _envelope("u", None, row, lsn, "false"), lsn))
+        elif kind == "toast" and key in live:
+            live[key] = row | {"label": live[key]["label"]}
+            sent = row | {"label": UNAVAILABLE}
+            events.append(Event(key, _envelope("u", None, sent, lsn, "false"), lsn))
         elif kind == "delete" and key in live:
             del live[key]
             events.append(Event(key, _envelope("d", {"id": key}, None, lsn, "false"), lsn))

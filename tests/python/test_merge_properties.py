@@ -1,8 +1,8 @@
 """Property tests of the merge (issue 9): hypothesis draws
 CDC_PROPERTY_EXAMPLES (default 200) random histories — inserts, updates,
-deletes, key changes, truncates, re-snapshots — over a few keys each,
-delivered re-sent, spread over three partitions and split at random over
-two landings (property_histories.py). All of them share one topic, so the
+deletes, key changes, truncates, re-snapshots, TOAST placeholders — over a
+few keys each, delivered re-sent, spread over three partitions and split at
+random over two landings (property_histories.py). All of them share one topic, so the
 shared end-to-end run builds them in the same two dbt invocations; after
 each run the current-state view, the delete markers of the state table and
 the history must equal the reference model applied to every event landed so
@@ -54,6 +54,7 @@ def test_enough_random_histories_were_generated(runs: dict[str, Any]) -> None:
     assert ops == {"c", "u", "d", "r", "t"}
     payloads = [r["payload"] for r in records]
     assert len(set(payloads)) < len(payloads)  # some events were re-sent
+    assert sum(prop.UNAVAILABLE in p for p in payloads) >= PROPERTY_EXAMPLES / 10  # TOAST
 
 
 @pytest.mark.parametrize("run", RUNS)
