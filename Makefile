@@ -11,7 +11,8 @@ STAMP := $(VENV)/.installed
 JAR := $(CDC_STATE_DIR)/jars/iceberg-spark-runtime-3.5_2.12-1.10.2.jar
 DBT := $(VENV)/bin/dbt
 
-.PHONY: setup run test soak lint typecheck check-generated docs clean bench bench-mongodb
+.PHONY: setup run test soak lint typecheck check-generated docs clean bench bench-mongodb \
+	thrift-up thrift-down test-thrift
 
 $(STAMP): requirements.txt requirements-jars.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -27,7 +28,7 @@ setup: $(STAMP) $(JAR)
 ## make run: sync schemas/models for the landing, land it, dbt build, show rows
 ## (one process: Spark starts once)
 run: setup
-	$(PY) -m python_helpers run --show -- build
+	$(PY) -m python_helpers run --show --freshness -- build
 
 ## make test: pytest (helpers + end-to-end), generated-code check, lint, types
 test: setup
@@ -71,6 +72,26 @@ bench: setup $(BENCH_STAMP)
 ## 2.x topic: full build, a 1 % batch on the stored state, nothing new
 bench-mongodb: setup $(BENCH_STAMP)
 	$(PY) -m bench.mongodb --events $(if $(filter command line,$(origin N)),$(N),100000)
+
+## make thrift-up / thrift-down: a local Spark Thrift Server on 127.0.0.1
+## (pyspark's HiveThriftServer2, the profile's Spark settings and this
+## CDC_STATE_DIR's warehouse); dbt reaches it with CDC_DBT_TARGET=cluster
+THRIFT_PORT ?= 10000
+thrift-up: setup
+	$(PY) -m python_helpers thrift up --port $(THRIFT_PORT)
+
+thrift-down:
+	$(PY) -m python_helpers thrift down --port $(THRIFT_PORT)
+
+## make test-thrift: the end-to-end suite (the shared runs and every test
+## on them) against a Thrift server it starts: landing, dbt (`cluster`
+## target) and exports go through the server; the expected results are the
+## same as on the embedded default
+E2E_MODULES := tests/python/test_end_to_end.py tests/python/test_mongodb_end_to_end.py \
+	tests/python/test_merge_properties.py tests/python/test_types_end_to_end.py \
+	tests/python/test_corpus_types.py
+test-thrift: setup
+	CDC_DBT_TARGET=cluster CDC_SPARK_PORT=$(THRIFT_PORT) $(PY) -m pytest $(E2E_MODULES)
 
 docs: setup
 	$(DBT) docs generate

@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from python_helpers.connect_schema import SchemaError, parse_schema
 from python_helpers.generate import GENERATED_MACRO, SpecError, read_macro
@@ -42,7 +43,7 @@ def _parse_keys(values: Sequence[str]) -> dict[str, tuple[str, ...]]:
 
 def _cmd_land(args: argparse.Namespace) -> int:
     from python_helpers import raw_store
-    from python_helpers.spark_session import local_spark
+    from python_helpers.sql_engine import open_engine, target_name
 
     landing = _landing(args.landing)
     state = _state()
@@ -57,9 +58,10 @@ def _cmd_land(args: argparse.Namespace) -> int:
     unmodelled = [d.name for d in topic_dirs(landing) if d.name not in known] if known else []
     for topic in unmodelled:
         print(f"not landing {topic}: sync generated no schema for it (see its reason above)")
-    print(f"landing {landing} (Spark starting)", flush=True)
+    where = "Spark starting" if target_name() == "local" else "through the cluster target"
+    print(f"landing {landing} ({where})", flush=True)
     reports = raw_store.land_all(
-        local_spark(), landing, lambda line: print(line, flush=True), known, bool(known)
+        open_engine(Path(".")), landing, lambda line: print(line, flush=True), known, bool(known)
     )
     raw_store.remember_landing(fingerprint, state)
     header = ("topic", "files", "unchanged", "read", "landed", "already", "unreadable", "s")
@@ -136,6 +138,26 @@ def _cmd_jars(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_thrift(args: argparse.Namespace) -> int:
+    from python_helpers import thrift
+
+    server = thrift.Server(_state(), args.port)
+    if args.action == "down":
+        stopped = thrift.stop(server)
+        print("thrift server stopped" if stopped else "no thrift server was running")
+        return 0
+    try:
+        pid = thrift.start(Path(args.project), server)
+    except RuntimeError as error:
+        print(f"thrift server: {error}", file=sys.stderr)
+        return 1
+    print(
+        f"thrift server on {thrift.HOST}:{args.port} (pid {pid}, log {server.log_file});"
+        " use it with CDC_DBT_TARGET=cluster, stop it with `make thrift-down`"
+    )
+    return 0
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     """sync, land and dbt in one process: one JVM and metastore start-up."""
     import time
@@ -157,6 +179,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if result.exception is not None:  # dbt could not start: say why
             print(f"dbt failed: {result.exception}", file=sys.stderr)
         return 1
+    if args.freshness:
+        _source_freshness(dbtRunner(), dbt_args)
+        steps.append(("freshness", time.monotonic() - started))
     if args.show:
         _cmd_show(args)
     if args.export:
@@ -167,6 +192,20 @@ def _cmd_run(args: argparse.Namespace) -> int:
     summary = ", ".join(f"{name} {at - begins[i]:.1f}s" for i, (name, at) in enumerate(steps))
     print(f"done in {time.monotonic() - started:.1f}s ({summary})")
     return 0
+
+
+def _source_freshness(runner: Any, dbt_args: list[str]) -> None:
+    """`dbt source freshness` (same target as ``dbt_args``), as a table."""
+    from python_helpers.freshness import freshness_rows, render
+
+    target = []
+    if "--target" in dbt_args[:-1]:
+        target = ["--target", dbt_args[dbt_args.index("--target") + 1]]
+    result = runner.invoke(["--quiet", "source", "freshness", *target])
+    if result.exception is not None:
+        print(f"source freshness failed: {result.exception}", file=sys.stderr)
+        return
+    print(render(freshness_rows(result.result)))
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
@@ -242,6 +281,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--project", default=".", help="dbt project root (default: .)")
     run.add_argument("--show", action="store_true", help="print a few rows of every table after")
+    run.add_argument(
+        "--freshness",
+        action="store_true",
+        help="run `dbt source freshness` after dbt and print its results as a table",
+    )
     run.add_argument("--rows", type=int, default=5)
     run.add_argument(
         "--export", metavar="FILE", help="after dbt, write the --export-table tables as JSON"
@@ -251,6 +295,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("dbt_args", nargs=argparse.REMAINDER, help="dbt arguments after --")
     run.set_defaults(run=_cmd_run, primary_key=[], check=False)
+    thrift_cmd = commands.add_parser(
+        "thrift", help="start or stop a local Spark Thrift Server (the cluster target's endpoint)"
+    )
+    thrift_cmd.add_argument("action", choices=["up", "down"])
+    thrift_cmd.add_argument(
+        "--port", type=int, default=int(os.environ.get("CDC_SPARK_PORT", "10000"))
+    )
+    thrift_cmd.add_argument("--project", default=".", help="dbt project root (default: .)")
+    thrift_cmd.set_defaults(run=_cmd_thrift)
     show = commands.add_parser("show", help="print a few rows of every current-state table")
     show.add_argument("--rows", type=int, default=5)
     show.set_defaults(run=_cmd_show)

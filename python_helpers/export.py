@@ -1,8 +1,11 @@
-"""Dump tables of the local warehouse as JSON (types and rows).
+"""Dump tables of the warehouse as JSON (types and rows).
 
 Used by the end-to-end tests (a separate process, so that dbt and the tests
 never hold the embedded metastore at the same time) and handy for users.
 Timestamps keep their microseconds; decimals are written as exact numbers.
+The rows are rendered by Spark itself (`to_json`), through the target's SQL
+engine, so an export from the Thrift server equals one from the embedded
+Spark value for value.
 """
 
 from __future__ import annotations
@@ -11,25 +14,35 @@ import json
 from pathlib import Path
 from typing import Any
 
-from python_helpers.spark_session import local_spark
+from python_helpers.sql_engine import SqlEngine, open_engine
 
 TIMESTAMP_FORMAT = "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX"
 
 
-def export_tables(project: Path, tables: list[str]) -> dict[str, Any]:
-    """``{table: {"types": {column: type}, "rows": [json text, ...]}}``."""
-    from pyspark.sql import functions as F
+def column_types(engine: SqlEngine, table: str) -> dict[str, str]:
+    """Column -> Spark type of ``table`` (`describe`, up to its first
+    blank or `#` line: partitioning and details follow)."""
+    types: dict[str, str] = {}
+    for row in engine.sql(f"describe table {table}"):
+        name = (row["col_name"] or "").strip()
+        if not name or name.startswith("#"):
+            break
+        types[name] = row["data_type"]
+    return types
 
-    spark = local_spark(project)
+
+def export_tables(
+    project: Path, tables: list[str], engine: SqlEngine | None = None
+) -> dict[str, Any]:
+    """``{table: {"types": {column: type}, "rows": [json text, ...]}}``."""
+    engine = engine or open_engine(project)
+    options = f"map('timestampFormat', \"{TIMESTAMP_FORMAT}\", 'ignoreNullFields', 'false')"
     result: dict[str, Any] = {}
     for table in tables:
-        frame = spark.table(table)
-        options = {"timestampFormat": TIMESTAMP_FORMAT, "ignoreNullFields": "false"}
-        rows = frame.select(F.to_json(F.struct(*frame.columns), options).alias("row"))
-        result[table] = {
-            "types": {f.name: f.dataType.simpleString() for f in frame.schema.fields},
-            "rows": [r.row for r in rows.collect()],
-        }
+        types = column_types(engine, table)
+        columns = ", ".join(f"`{name}`" for name in types)
+        rows = engine.sql(f"select to_json(struct({columns}), {options}) as row from {table}")
+        result[table] = {"types": types, "rows": [r["row"] for r in rows]}
     return result
 
 

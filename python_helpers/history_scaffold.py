@@ -137,7 +137,7 @@ def scaffold_history(project: Path, spec: TopicSpec, names: ModelNames) -> list[
         ),
     )
     properties = folder / f"_{names.folder}__{names.entity}__history.yml"
-    _write_properties(properties, [_history_model(spec, names)])
+    _write_properties(properties, [_history_model(spec, names)], spec)
     return [sql, properties]
 
 

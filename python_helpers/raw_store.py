@@ -34,7 +34,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from python_helpers.digest import file_digest
 from python_helpers.landing import (
@@ -45,9 +45,7 @@ from python_helpers.landing import (
     topic_files,
 )
 from python_helpers.naming import raw_table_name
-
-if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
+from python_helpers.sql_engine import SqlEngine, first_value
 
 RAW_SCHEMA = "cdc_landing"
 MANIFEST_TABLE = "_landing_manifest"
@@ -133,39 +131,41 @@ def _properties() -> str:
     return ", ".join(f"'{k}' = '{v}'" for k, v in TABLE_PROPERTIES.items())
 
 
-def _create_table(spark: SparkSession, name: str, columns: tuple[tuple[str, str], ...]) -> None:
-    spark.sql(
+def _create_table(engine: SqlEngine, name: str, columns: tuple[tuple[str, str], ...]) -> None:
+    engine.sql(
         f"create table if not exists {name} ({_ddl(columns)}) using iceberg"
         f" tblproperties ({_properties()})"
     )
 
 
-def read_manifest(spark: SparkSession) -> dict[str, dict[str, ManifestEntry]]:
+def read_manifest(engine: SqlEngine) -> dict[str, dict[str, ManifestEntry]]:
     """The newest manifest entry of every landed file, per raw table."""
-    rows = spark.sql(
-        f"select raw_table, landing_file, max_by(struct(*), landing_batch) as entry"
+    newest = ", ".join(
+        f"max_by({name}, landing_batch) as {name}"
+        for name in ("file_size", "file_mtime_ns", "file_sha256", "lines")
+    )
+    rows = engine.sql(
+        f"select raw_table, landing_file, {newest}, max(landing_batch) as landing_batch"
         f" from {RAW_SCHEMA}.{MANIFEST_TABLE} group by raw_table, landing_file"
-    ).collect()
+    )
     manifest: dict[str, dict[str, ManifestEntry]] = {}
     for row in rows:
-        entry = row.entry
-        manifest.setdefault(row.raw_table, {})[row.landing_file] = ManifestEntry(
-            entry.file_size,
-            entry.file_mtime_ns,
-            entry.file_sha256,
-            entry.lines,
-            entry.landing_batch,
+        manifest.setdefault(row["raw_table"], {})[row["landing_file"]] = ManifestEntry(
+            int(row["file_size"]),
+            int(row["file_mtime_ns"]),
+            row["file_sha256"],
+            int(row["lines"]),
+            int(row["landing_batch"]),
         )
     return manifest
 
 
-def _roll_back_uncommitted(spark: SparkSession, table: str, committed: int) -> int:
+def _roll_back_uncommitted(engine: SqlEngine, table: str, committed: int) -> int:
     """Delete the batches of ``table`` newer than its last committed one."""
-    newest = spark.sql(f"select max(landing_batch) from {RAW_SCHEMA}.{table}").first()
-    assert newest is not None
-    if newest[0] is None or newest[0] <= committed:
+    newest = first_value(engine, f"select max(landing_batch) from {RAW_SCHEMA}.{table}")
+    if newest is None or newest <= committed:
         return 0
-    spark.sql(f"delete from {RAW_SCHEMA}.{table} where landing_batch > {committed}")
+    engine.sql(f"delete from {RAW_SCHEMA}.{table} where landing_batch > {committed}")
     return 1
 
 
@@ -206,19 +206,18 @@ def _quote(text: str) -> str:
     return text.replace("\\", "\\\\").replace("'", "\\'")
 
 
-def read_batch(spark: SparkSession, topic: str, plans: list[FilePlan], batch: int) -> DataFrame:
-    """The records of the planned files as rows of the raw table."""
-    from pyspark.sql import functions as F
-
-    lines = spark.read.text([str(p.file.path) for p in plans]).select(
-        F.col("value").alias("line"),
-        F.col("_metadata.file_name").alias("file_name"),
-        F.monotonically_increasing_id().bitwiseAND(F.lit(_ROW_IN_PARTITION)).alias("line_no"),
+def read_batch(engine: SqlEngine, topic: str, plans: list[FilePlan], batch: int) -> str:
+    """The select of the records of the planned files as rows of the raw
+    table (over the temporary view of their lines it creates)."""
+    scans = "\n        union all\n        ".join(
+        "select value as line, _metadata.file_name as file_name,"
+        f" monotonically_increasing_id() & {_ROW_IN_PARTITION} as line_no"
+        f" from text.`{str(p.file.path.resolve()).replace('`', '``')}`"
+        for p in plans
     )
-    lines.createOrReplaceTempView("_cdc_landing_lines")
+    engine.sql(f"create or replace temporary view _cdc_landing_lines as\n        {scans}")
     topic_literal = _quote(topic)
-    return spark.sql(
-        f"""
+    return f"""
         with planned as (
             select lines.*, element_at({_file_literal_map(plans)}, lines.file_name) as plan
             from _cdc_landing_lines as lines
@@ -263,7 +262,6 @@ def read_batch(spark: SparkSession, topic: str, plans: list[FilePlan], batch: in
             {batch}L as landing_batch
         from parsed
         """
-    )
 
 
 @dataclass(frozen=True)
@@ -276,33 +274,32 @@ class BatchSummary:
     ranges: list[tuple[int, int, int]]  # (partition, first offset, last offset)
 
 
-def _summarise(spark: SparkSession, table: str, batch: int) -> BatchSummary:
-    rows = spark.sql(
+def _summarise(engine: SqlEngine, table: str, batch: int) -> BatchSummary:
+    rows = engine.sql(
         f"select landing_file, kafka_partition, count(*) as records,"
         " count(landing_error) as unreadable, max(landing_line) as last_line,"
         " min(kafka_offset) as first_offset, max(kafka_offset) as last_offset"
         f" from {RAW_SCHEMA}.{table} where landing_batch = {batch}"
         " group by landing_file, kafka_partition"
-    ).collect()
+    )
     last_lines: dict[str, int] = {}
     spans: dict[int, tuple[int, int]] = {}
     for row in rows:
-        last_lines[row.landing_file] = max(last_lines.get(row.landing_file, 0), row.last_line + 1)
-        if row.kafka_partition is not None and row.first_offset is not None:
-            low, high = spans.get(row.kafka_partition, (row.first_offset, row.last_offset))
-            spans[row.kafka_partition] = (
-                min(low, row.first_offset),
-                max(high, row.last_offset),
-            )
+        file = row["landing_file"]
+        last_lines[file] = max(last_lines.get(file, 0), row["last_line"] + 1)
+        partition, first, last = row["kafka_partition"], row["first_offset"], row["last_offset"]
+        if partition is not None and first is not None:
+            low, high = spans.get(partition, (first, last))
+            spans[partition] = (min(low, first), max(high, last))
     return BatchSummary(
-        records=sum(row.records for row in rows),
-        unreadable=sum(row.unreadable for row in rows),
+        records=sum(row["records"] for row in rows),
+        unreadable=sum(row["unreadable"] for row in rows),
         last_lines=last_lines,
         ranges=[(p, low, high) for p, (low, high) in sorted(spans.items())],
     )
 
 
-def _repair_duplicates(spark: SparkSession, table: str, batch: int, summary: BatchSummary) -> int:
+def _repair_duplicates(engine: SqlEngine, table: str, batch: int, summary: BatchSummary) -> int:
     """Delete the records of ``batch`` that were landed before or occur
     twice in it; returns how many."""
     name = f"{RAW_SCHEMA}.{table}"
@@ -310,7 +307,7 @@ def _repair_duplicates(spark: SparkSession, table: str, batch: int, summary: Bat
         f"(kafka_partition = {p} and kafka_offset between {lo} and {hi})"
         for p, lo, hi in summary.ranges
     )
-    spark.sql(
+    engine.sql(
         f"""
         create or replace temporary view _cdc_landing_duplicates as
         with batch_rows as (
@@ -345,10 +342,9 @@ def _repair_duplicates(spark: SparkSession, table: str, batch: int, summary: Bat
                 and b.landing_line = o.landing_line)
         """
     )
-    found = spark.sql("select count(*) from _cdc_landing_duplicates").first()
-    assert found is not None
-    if found[0]:
-        spark.sql(
+    found = int(first_value(engine, "select count(*) from _cdc_landing_duplicates"))
+    if found:
+        engine.sql(
             f"""
             merge into {name} as raw
             using (select distinct * from _cdc_landing_duplicates) as dup
@@ -357,11 +353,11 @@ def _repair_duplicates(spark: SparkSession, table: str, batch: int, summary: Bat
             when matched then delete
             """
         )
-    return int(found[0])
+    return found
 
 
 def _commit(
-    spark: SparkSession,
+    engine: SqlEngine,
     table: str,
     plans: list[FilePlan],
     hashes: dict[str, Future[str]],
@@ -369,37 +365,31 @@ def _commit(
     batch: int,
 ) -> None:
     """Write the manifest rows of the batch (this commits it)."""
-    rows = [
-        (
-            table,
-            p.file.relative,
-            p.size,
-            p.mtime_ns,
-            hashes[p.file.relative].result(),
-            max(summary.last_lines.get(p.file.relative, 0), p.start_line),
-            batch,
-        )
+    rows = ",\n".join(
+        f"('{_quote(table)}', '{_quote(p.file.relative)}', {p.size}L, {p.mtime_ns}L,"
+        f" '{hashes[p.file.relative].result()}',"
+        f" {max(summary.last_lines.get(p.file.relative, 0), p.start_line)}L, {batch}L)"
         for p in plans
-    ]
-    frame = spark.createDataFrame(rows, _ddl(MANIFEST_COLUMNS))
-    frame.writeTo(f"{RAW_SCHEMA}.{MANIFEST_TABLE}").append()
+    )
+    columns = ", ".join(name for name, _ in MANIFEST_COLUMNS)
+    engine.sql(f"insert into {RAW_SCHEMA}.{MANIFEST_TABLE} ({columns}) values\n{rows}")
 
 
 @contextmanager
-def _one_task_per_file(spark: SparkSession) -> Iterator[None]:
+def _one_task_per_file(engine: SqlEngine) -> Iterator[None]:
     keys = ("spark.sql.files.maxPartitionBytes", "spark.sql.files.openCostInBytes")
-    saved = {key: str(spark.conf.get(key)) for key in keys}
+    saved = {key: str(engine.sql(f"set {key}")[0]["value"]) for key in keys}
     for key in keys:
-        spark.conf.set(key, _UNSPLIT)
+        engine.sql(f"set {key}={_UNSPLIT}")
     try:
         yield
     finally:
         for key, value in saved.items():
-            spark.conf.set(key, value)
+            engine.sql(f"set {key}={value}")
 
 
 def land_topic(
-    spark: SparkSession,
+    engine: SqlEngine,
     topic_dir: Path,
     batch: int,
     manifest: dict[str, ManifestEntry],
@@ -409,19 +399,21 @@ def land_topic(
     started = time.monotonic()
     topic = topic_dir.name
     table = raw_table_name(topic)
-    _create_table(spark, f"{RAW_SCHEMA}.{table}", RAW_COLUMNS)
+    _create_table(engine, f"{RAW_SCHEMA}.{table}", RAW_COLUMNS)
     committed = max((e.batch for e in manifest.values()), default=-1)
-    rolled_back = _roll_back_uncommitted(spark, table, committed)
+    rolled_back = _roll_back_uncommitted(engine, table, committed)
     plans, unchanged = plan_files(topic_files(topic_dir), manifest)
     if not plans:
         seconds = time.monotonic() - started
         return LandingReport(topic, table, 0, unchanged, 0, 0, 0, 0, seconds, rolled_back)
     hashes = {p.file.relative: hasher.submit(file_digest, p.file.path) for p in plans}
-    with _one_task_per_file(spark):
-        read_batch(spark, topic, plans, batch).writeTo(f"{RAW_SCHEMA}.{table}").append()
-    summary = _summarise(spark, table, batch)
-    duplicates = _repair_duplicates(spark, table, batch, summary)
-    _commit(spark, table, plans, hashes, summary, batch)
+    columns = ", ".join(name for name, _ in RAW_COLUMNS)
+    with _one_task_per_file(engine):
+        select = read_batch(engine, topic, plans, batch)
+        engine.sql(f"insert into {RAW_SCHEMA}.{table} ({columns})\n{select}")
+    summary = _summarise(engine, table, batch)
+    duplicates = _repair_duplicates(engine, table, batch, summary)
+    _commit(engine, table, plans, hashes, summary, batch)
     return LandingReport(
         topic,
         table,
@@ -489,14 +481,14 @@ def next_batch_id(manifest: dict[str, dict[str, ManifestEntry]]) -> int:
     return max(time.time_ns() // 1000, last + 1)
 
 
-def prepare(spark: SparkSession) -> None:
+def prepare(engine: SqlEngine) -> None:
     """Create the landing database and the manifest table."""
-    spark.sql(f"create database if not exists {RAW_SCHEMA}")
-    _create_table(spark, f"{RAW_SCHEMA}.{MANIFEST_TABLE}", MANIFEST_COLUMNS)
+    engine.sql(f"create database if not exists {RAW_SCHEMA}")
+    _create_table(engine, f"{RAW_SCHEMA}.{MANIFEST_TABLE}", MANIFEST_COLUMNS)
 
 
 def land_all(
-    spark: SparkSession,
+    engine: SqlEngine,
     landing: Path,
     progress: Callable[[str], Any] | None = None,
     known_topics: Iterable[str] = (),
@@ -507,11 +499,11 @@ def land_all(
     generated specs: a topic no model reads stays in its folder). Raw
     tables of ``known_topics`` that the landing has no folder for are
     created empty, so their models build."""
-    prepare(spark)
+    prepare(engine)
     known = set(known_topics)
     for topic in sorted(known):
-        _create_table(spark, f"{RAW_SCHEMA}.{raw_table_name(topic)}", RAW_COLUMNS)
-    manifest = read_manifest(spark)
+        _create_table(engine, f"{RAW_SCHEMA}.{raw_table_name(topic)}", RAW_COLUMNS)
+    manifest = read_manifest(engine)
     batch = next_batch_id(manifest)
     tables: dict[str, str] = {}
     reports = []
@@ -524,7 +516,7 @@ def land_all(
                     f"topics {tables[table]!r} and {topic_dir.name!r} map to the "
                     f"same raw table {table!r}; rename one folder"
                 )
-            report = land_topic(spark, topic_dir, batch, manifest.get(table, {}), hasher)
+            report = land_topic(engine, topic_dir, batch, manifest.get(table, {}), hasher)
             if progress is not None:
                 progress(
                     f"[{number}/{len(folders)}] {report.topic}: {report.landed} new of "
@@ -534,5 +526,5 @@ def land_all(
                 )
             reports.append(report)
     for view in ("_cdc_landing_lines", "_cdc_landing_duplicates"):
-        spark.catalog.dropTempView(view)
+        engine.sql(f"drop view if exists {view}")
     return reports

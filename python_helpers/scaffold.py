@@ -29,6 +29,7 @@ from python_helpers.generate import TopicSpec, envelope_kind, row_schema
 from python_helpers.metadata_topics import CHANGES, SCHEMA_CHANGES, TRANSACTIONS
 from python_helpers.naming import connector_folder, entity_name, raw_table_name
 from python_helpers.project_check import ProjectError, check_project, read_properties
+from python_helpers.source_columns import add_source_columns
 from python_helpers.spark_types import decode_column
 from python_helpers.yaml_edit import add_source_table
 
@@ -205,13 +206,15 @@ def scaffolded_topics(project: Path) -> set[str]:
     return {topic for topic, layers in topic_models(project).items() if "staging" in layers}
 
 
-def _write_properties(path: Path, models: list[dict[str, Any]]) -> None:
-    """A properties file sync owns: written once, refused if it exists."""
+def _write_properties(path: Path, models: list[dict[str, Any]], spec: TopicSpec) -> None:
+    """A properties file sync owns: written once, refused if it exists.
+    The source columns of ``spec`` are documented in the models that have them."""
     if path.exists():
         raise FileExistsError(
             f"{path} exists but declares no staging model for this topic: move it"
             " away (or add the topic's models to it by hand), then sync again"
         )
+    add_source_columns(models, spec)
     text = yaml.safe_dump(
         {"version": 2, "models": models}, sort_keys=False, width=88, allow_unicode=True
     )
@@ -291,13 +294,13 @@ STAGING_METADATA = [
     "_landing_batch",
     "_landed_at",
     "_staged_at",
+    "_landing_file",
+    "_landing_line",
 ]
 BASE_VERDICT = [
     "_quarantine_reason",
     "_quarantine_detail",
     "_kafka_value",
-    "_landing_file",
-    "_landing_line",
 ]
 QUARANTINE_COLUMNS = [
     "_quarantine_reason",
@@ -451,6 +454,8 @@ HEARTBEAT_COLUMNS = [
     "_landing_batch",
     "_landed_at",
     "_staged_at",
+    "_landing_file",
+    "_landing_line",
 ]
 
 
@@ -563,7 +568,7 @@ def scaffold(project: Path, spec: TopicSpec, entity: str | None = None) -> list[
         },
     )
     staging_yml = staging_dir / f"_stg_{names.folder}__{names.entity}.yml"
-    _write_properties(staging_yml, _staging_models(spec, names))
+    _write_properties(staging_yml, _staging_models(spec, names), spec)
     touched += [sources_yml, staging_yml]
     if spec.primary_key:
         key_list = ", ".join(spec.primary_key)
@@ -578,7 +583,7 @@ def scaffold(project: Path, spec: TopicSpec, entity: str | None = None) -> list[
         _write_sql(state_sql, STATE_SQL.format(**formats))
         _write_sql(current_sql, CURRENT_SQL.format(**formats))
         current_yml = current_dir / f"_{names.folder}__{names.entity}.yml"
-        _write_properties(current_yml, _current_models(spec, names))
+        _write_properties(current_yml, _current_models(spec, names), spec)
         touched += [state_sql, current_sql, current_yml]
     return touched
 
@@ -705,6 +710,7 @@ def _scaffold_mongodb(
                 "columns": _metadata_columns(QUARANTINE_COLUMNS),
             },
         ],
+        spec,
     )
     id_column: dict[str, Any] = {
         "name": mongodb.KEY_FIELD,
@@ -729,6 +735,7 @@ def _scaffold_mongodb(
                 + _metadata_columns(metadata, CURRENT_OPS),
             }
         ],
+        spec,
     )
     return [*sql_files, sources_yml, staging_yml, current_yml]
 
@@ -759,6 +766,8 @@ SCHEMA_HISTORY_COLUMNS = {
     "database_name": "`databaseName`.",
     "schema_name": "`schemaName`.",
     "table_id": "Full table identifier (`tableChanges[].id`).",
+    "table_change_index": "Position of the change in the event's `tableChanges`, from 0"
+    " (0 also for an event that lists none).",
     "change_type": "`CREATE`, `ALTER` or `DROP`.",
     "primary_key_columns": "Primary-key columns of the table after the change.",
     "columns": "Every column after the change: name, JDBC type, type name, length,"
@@ -772,6 +781,13 @@ SCHEMA_HISTORY_COLUMNS = {
     "_kafka_offset": '{{ doc("_kafka_offset") }}',
     "_landing_batch": '{{ doc("_landing_batch") }}',
 }
+SCHEMA_HISTORY_KEY = [
+    "_kafka_topic",
+    "_kafka_partition",
+    "_kafka_offset",
+    "_landing_batch",
+    "table_change_index",
+]
 # Columns cdc_current_state adds to the merged (`__state`) tables.
 MERGED_METADATA = ["_cdc_value_positions"]
 KAFKA_COLUMNS = [
@@ -783,6 +799,8 @@ KAFKA_COLUMNS = [
     "_landing_batch",
     "_landed_at",
     "_staged_at",
+    "_landing_file",
+    "_landing_line",
 ]
 
 
@@ -861,6 +879,7 @@ def _scaffold_metadata(project: Path, spec: TopicSpec, names: ModelNames) -> lis
                 "columns": _metadata_columns(QUARANTINE_COLUMNS),
             },
         ],
+        spec,
     )
     current_yml = current_dir / f"_{names.folder}__{names.entity}.yml"
     if transactions:
@@ -879,8 +898,11 @@ def _scaffold_metadata(project: Path, spec: TopicSpec, names: ModelNames) -> lis
             " table change, in source order (`_cdc_position`).",
             "config": _meta(spec, "current"),
             "columns": _described(SCHEMA_HISTORY_COLUMNS),
+            "data_tests": [
+                {"cdc_unique_combination": {"arguments": {"columns": SCHEMA_HISTORY_KEY}}}
+            ],
         }
-    _write_properties(current_yml, [current])
+    _write_properties(current_yml, [current], spec)
     return [*sql_files, sources_yml, staging_yml, current_yml]
 
 
@@ -926,6 +948,11 @@ LANDING_COLUMNS = [
 ]
 
 
+# A raw record's loaded-at time for `dbt source freshness` (thresholds in
+# dbt_project.yml): its Kafka timestamp, else when it was landed.
+LOADED_AT = "coalesce(timestamp_millis(kafka_timestamp_ms), timestamp_micros(landing_batch))"
+
+
 def _source_entry(source: str, connector: str) -> dict[str, Any]:
     return {
         "name": source,
@@ -933,6 +960,6 @@ def _source_entry(source: str, connector: str) -> dict[str, Any]:
         " table per topic, landed by `python -m python_helpers land`.",
         "schema": "{{ var('cdc_landing_schema', 'cdc_landing') }}",
         "loader": "python_helpers land",
-        "loaded_at_field": "timestamp_micros(landing_batch)",
+        "config": {"loaded_at_field": LOADED_AT},
         "tables": [],
     }

@@ -49,7 +49,9 @@
         events._kafka_published_at,
         events._landing_batch,
         events._landed_at,
-        events._staged_at
+        events._staged_at,
+        events._landing_file,
+        events._landing_line
     from {{ relation }} as events
     where events._quarantine_reason = 'heartbeat'
 {%- endmacro %}

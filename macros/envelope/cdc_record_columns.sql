@@ -143,7 +143,8 @@
 {%- endmacro %}
 
 {#- The Kafka and landing columns a staging model passes on from its base
-    model `events`. -#}
+    model `events` (the landing file and line identify the landed record:
+    the record-level count test joins on them). -#}
 {% macro _cdc_kafka_columns(events) -%}
     -- kafka and landing metadata
     {{ events }}._kafka_topic,
@@ -153,5 +154,7 @@
     {{ events }}._kafka_key,
     {{ events }}._landing_batch,
     {{ events }}._landed_at,
-    {{ events }}._staged_at
+    {{ events }}._staged_at,
+    {{ events }}._landing_file,
+    {{ events }}._landing_line
 {%- endmacro %}

@@ -44,8 +44,11 @@
     {%- set toastable = cdc_toastable_columns(columns, keys) -%}
     {#- incremental runs read the stored row of each key in the batch -#}
     {%- set stored = load_relation(this) if watermark is not none else none -%}
-    {%- set positions = stored is not none and '_cdc_value_positions'
-        in (adapter.get_columns_in_relation(stored) | map(attribute='name') | list) -%}
+    {#- columns staging has and the stored table not yet (a column added
+        since: dbt appends it after this select) read null from it -#}
+    {%- set stored_names = adapter.get_columns_in_relation(stored) | map(attribute='name') | list
+        if stored is not none else [] -%}
+    {%- set positions = '_cdc_value_positions' in stored_names -%}
     {%- set newer = 'true' if stored is none else
         '(stored._cdc_position is null or latest.newest._cdc_position > stored._cdc_position)' -%}
     {%- set fixes = [] -%}
@@ -74,6 +77,8 @@
             {%- for column in columns %}
             {%- set name = column.name %}
             {%- set field = 'latest.newest.`' ~ name ~ '`' %}
+            {%- set kept = ('stored.`' ~ name ~ '`') if name in stored_names
+                else 'cast(null as ' ~ column.data_type ~ ')' %}
             {%- if name in toastable %}
             {%- set known = 'latest.`_cdc_known_' ~ name ~ '`' %}
             {#- an unavailable (TOASTed, unchanged) value: the newest one known
@@ -97,18 +102,18 @@
                 when {{ newer }} then coalesce(
                     greatest({{ known }}, if(stored._cdc_position is null, null, named_struct(
                         'p', coalesce({{ given }}, stored._cdc_position),
-                        'v', if(stored._cdc_op = 'd', null, stored.`{{ name }}`)))),
+                        'v', if(stored._cdc_op = 'd', null, {{ kept }})))),
                     named_struct('p', cast(array() as array<bigint>), 'v', null))
                 {#- an older event landing later fills a value that was
                     unknown when the newer row was merged -#}
                 when {{ late_fix }} then {{ known }}
-                else named_struct('p', {{ given }}, 'v', stored.`{{ name }}`)
+                else named_struct('p', {{ given }}, 'v', {{ kept }})
                 {%- endif %}
             end as `{{ name }}`{{ "," if not loop.last }}
             {%- elif stored is none %}
             {{ field }}{{ "," if not loop.last }}
             {%- else %}
-            if({{ newer }}, {{ field }}, stored.`{{ name }}`) as `{{ name }}`
+            if({{ newer }}, {{ field }}, {{ kept }}) as `{{ name }}`
             {{- "," if not loop.last }}
             {%- endif %}
             {%- endfor %}

@@ -4,7 +4,8 @@
     `relation`, in source order (`_cdc_position`): the change type
     (CREATE/ALTER/DROP), the table id, its primary key and columns after the
     change, the DDL when the connector gives one (SQL Server never does),
-    and when it happened.
+    and when it happened. Primary key: the Kafka record (topic, partition,
+    offset, landing batch) and `table_change_index`.
 -#}
 {% macro cdc_schema_history(relation) %}
     {{- return(adapter.dispatch('cdc_schema_history', 'cdc')(relation)) -}}
@@ -15,6 +16,7 @@
         events.database_name,
         events.schema_name,
         changed.change.table_id,
+        coalesce(changed.change_index, 0) as table_change_index,
         changed.change.change_type,
         changed.change.primary_key_columns,
         changed.change.columns,
@@ -27,5 +29,5 @@
         events._kafka_offset,
         events._landing_batch
     from {{ relation }} as events
-    lateral view outer explode(events.table_changes) changed as change
+    lateral view outer posexplode(events.table_changes) changed as change_index, change
 {%- endmacro %}

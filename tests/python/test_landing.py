@@ -13,6 +13,7 @@ from conftest import ORDERS_TOPIC, PRODUCTS_TOPIC, SAMPLE_LANDING
 
 from python_helpers.landing import count_lines, topic_files
 from python_helpers.raw_store import RAW_SCHEMA, land_all, plan_files
+from python_helpers.sql_engine import SessionEngine
 
 pytestmark = pytest.mark.spark
 
@@ -49,7 +50,7 @@ def fresh(spark: Any) -> Any:
 def test_plain_file_offsets_continue_across_files(fresh: Any, tmp_path: Path) -> None:
     _write(tmp_path / "t" / "a.jsonl", ['{"a": 1}', "", '{"a": 2}'], end="\r\n")
     _write(tmp_path / "t" / "b.jsonl", ['{"a": 3}'])
-    land_all(fresh, tmp_path)
+    land_all(SessionEngine(fresh), tmp_path)
     rows = _rows(fresh, "t")
     assert [(r["kafka_partition"], r["kafka_offset"]) for r in rows] == [
         (0, 0),
@@ -65,7 +66,7 @@ def test_plain_file_offsets_continue_across_files(fresh: Any, tmp_path: Path) ->
 def test_kcat_file_keeps_key_timestamp_and_unreadable_lines(fresh: Any, tmp_path: Path) -> None:
     lines = [_kcat(5, '{"x":1}', '{"id":1}'), "{broken", "", _kcat(6, None)]
     _write(tmp_path / "t" / "dump.jsonl", lines)
-    report = land_all(fresh, tmp_path)[0]
+    report = land_all(SessionEngine(fresh), tmp_path)[0]
     assert (report.read, report.landed, report.unreadable) == (3, 3, 1)
     rows = _rows(fresh, "t")
     assert [r["landing_line"] for r in rows] == [0, 1, 3]  # the empty line is no record
@@ -84,7 +85,7 @@ def test_bytes_that_are_not_utf8_are_kept_as_read(fresh: Any, tmp_path: Path) ->
     (tmp_path / "t" / "a.jsonl").write_bytes(kcat + b"\n" + _kcat(5, "{}").encode() + b"\n")
     (tmp_path / "p").mkdir()
     (tmp_path / "p" / "a.jsonl").write_bytes(b'{"x":"a\xffb"}\n')
-    land_all(fresh, tmp_path)
+    land_all(SessionEngine(fresh), tmp_path)
     # the JSON reader would have decoded FF to U+FFFD: the kcat line is kept
     # whole, bytes as read, with its coordinates and a landing error
     rows = fresh.sql(
@@ -101,8 +102,8 @@ def test_bytes_that_are_not_utf8_are_kept_as_read(fresh: Any, tmp_path: Path) ->
 
 
 def test_landing_twice_adds_nothing_and_reads_nothing(fresh: Any) -> None:
-    first = {r.topic: r for r in land_all(fresh, SAMPLE_LANDING)}
-    second = {r.topic: r for r in land_all(fresh, SAMPLE_LANDING)}
+    first = {r.topic: r for r in land_all(SessionEngine(fresh), SAMPLE_LANDING)}
+    second = {r.topic: r for r in land_all(SessionEngine(fresh), SAMPLE_LANDING)}
     assert first[PRODUCTS_TOPIC].landed == 16
     assert first[ORDERS_TOPIC].landed == first[ORDERS_TOPIC].read == 17  # 11 + 6 bad
     assert set(second) == set(first)
@@ -119,8 +120,8 @@ def test_overlapping_dumps_land_only_new_coordinates(fresh: Any, tmp_path: Path)
     # b repeats offset 1 (landed before) and c repeats offset 2 of b (same batch)
     _write(tmp_path / "l2" / "t" / "b.jsonl", [_kcat(1, "{}"), _kcat(2, "{}")])
     _write(tmp_path / "l2" / "t" / "c.jsonl", [_kcat(2, "{}"), _kcat(0, "{}", partition=1)])
-    land_all(fresh, tmp_path / "l1")
-    report = land_all(fresh, tmp_path / "l2")[0]
+    land_all(SessionEngine(fresh), tmp_path / "l1")
+    report = land_all(SessionEngine(fresh), tmp_path / "l2")[0]
     assert (report.read, report.landed, report.already_landed) == (4, 2, 2)
     rows = _rows(fresh, "t")
     assert sorted((r["kafka_partition"], r["kafka_offset"]) for r in rows) == [
@@ -136,10 +137,10 @@ def test_overlapping_dumps_land_only_new_coordinates(fresh: Any, tmp_path: Path)
 def test_a_grown_file_is_read_from_its_last_line(fresh: Any, tmp_path: Path) -> None:
     path = tmp_path / "t" / "a.jsonl"
     _write(path, [_kcat(0, "{}"), _kcat(1, "{}")])
-    land_all(fresh, tmp_path)
+    land_all(SessionEngine(fresh), tmp_path)
     with path.open("a", encoding="utf-8") as handle:
         handle.write(_kcat(2, "{}") + "\n" + _kcat(3, "{}") + "\n")
-    report = land_all(fresh, tmp_path)[0]
+    report = land_all(SessionEngine(fresh), tmp_path)[0]
     # only the last landed line (re-read in case it was partial) and the new ones
     assert (report.read, report.landed, report.already_landed) == (3, 2, 1)
     assert [r["kafka_offset"] for r in _rows(fresh, "t")] == [0, 1, 2, 3]
@@ -147,7 +148,7 @@ def test_a_grown_file_is_read_from_its_last_line(fresh: Any, tmp_path: Path) -> 
 
 def test_an_uncommitted_batch_is_rolled_back_and_landed_again(fresh: Any, tmp_path: Path) -> None:
     _write(tmp_path / "t" / "a.jsonl", [_kcat(0, "{}"), _kcat(1, "{}")])
-    land_all(fresh, tmp_path)
+    land_all(SessionEngine(fresh), tmp_path)
     # a landing that died after writing rows but before its manifest rows
     fresh.sql(
         f"insert into {RAW_SCHEMA}.t select kafka_topic, kafka_partition, kafka_offset + 10,"
@@ -155,7 +156,7 @@ def test_an_uncommitted_batch_is_rolled_back_and_landed_again(fresh: Any, tmp_pa
         f" landing_error, landing_batch + 1 from {RAW_SCHEMA}.t"
     )
     _write(tmp_path / "t" / "b.jsonl", [_kcat(2, "{}")])
-    assert land_all(fresh, tmp_path)[0].rolled_back == 1
+    assert land_all(SessionEngine(fresh), tmp_path)[0].rolled_back == 1
     assert [r["kafka_offset"] for r in _rows(fresh, "t")] == [0, 1, 2]
 
 

@@ -1,0 +1,98 @@
+"""Where the CLI's own SQL runs: the embedded Spark or a Spark Thrift Server.
+
+The landing, `export` and `show` only send Spark SQL and read rows back,
+so the same code serves the profile's two targets:
+
+- ``local`` (the default): the embedded SparkSession of the profile's
+  ``local`` output (``spark_session.local_spark``);
+- ``cluster``: a connection to the Thrift server of the profile's
+  ``cluster`` output (host, port, user from the same environment variables
+  dbt reads: ``CDC_SPARK_HOST``, ``CDC_SPARK_PORT``, ``CDC_SPARK_USER``).
+  Landing files are then read *by the server*: their paths must be
+  readable there (here the same machine; on a cluster, shared storage).
+
+The target is ``CDC_DBT_TARGET`` (as for dbt) unless given.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+Row = dict[str, Any]
+
+
+class SqlEngine(Protocol):
+    """Runs one Spark SQL statement; returns its rows (none for DDL/DML)."""
+
+    def sql(self, query: str) -> list[Row]: ...
+
+
+class SessionEngine:
+    """The embedded SparkSession of the ``local`` target."""
+
+    def __init__(self, spark: SparkSession) -> None:
+        self.spark = spark
+
+    def sql(self, query: str) -> list[Row]:
+        return [row.asDict() for row in self.spark.sql(query).collect()]
+
+
+class ThriftEngine:
+    """One session on the Thrift server of the ``cluster`` target (temporary
+    views and SET live in it)."""
+
+    def __init__(self, host: str, port: int, user: str) -> None:
+        from pyhive import hive  # type: ignore[import-untyped]
+
+        self.connection = hive.connect(host=host, port=port, username=user)
+
+    def sql(self, query: str) -> list[Row]:
+        cursor = self.connection.cursor()
+        try:
+            cursor.execute(query)
+            if not cursor.description:
+                return []
+            names = [column[0].split(".")[-1] for column in cursor.description]
+            try:
+                rows = cursor.fetchall()
+            except TypeError:  # PyHive on a statement that returns no row set (DDL)
+                return []
+            return [dict(zip(names, values, strict=True)) for values in rows]
+        finally:
+            cursor.close()
+
+
+def target_name(target: str | None = None) -> str:
+    return target or os.environ.get("CDC_DBT_TARGET") or "local"
+
+
+def open_engine(project: Path, target: str | None = None) -> SqlEngine:
+    """The engine of ``target`` (default: ``CDC_DBT_TARGET``, else local)."""
+    name = target_name(target)
+    if name == "local":
+        from python_helpers.spark_session import local_spark
+
+        return SessionEngine(local_spark(project))
+    if name == "cluster":
+        if os.environ.get("CDC_SPARK_METHOD", "thrift") != "thrift":
+            raise ValueError(
+                "the CLI reaches a cluster through Thrift only (CDC_SPARK_METHOD=thrift):"
+                " land with your Kafka sink instead (README: Running on a cluster)"
+            )
+        return ThriftEngine(
+            os.environ.get("CDC_SPARK_HOST", "localhost"),
+            int(os.environ.get("CDC_SPARK_PORT", "10000")),
+            os.environ.get("CDC_SPARK_USER", "dbt"),
+        )
+    raise ValueError(f"unknown target {name!r}: local or cluster")
+
+
+def first_value(engine: SqlEngine, query: str) -> Any:
+    """The first column of the first row of ``query`` (None if no row)."""
+    rows = engine.sql(query)
+    return next(iter(rows[0].values())) if rows else None

@@ -1,0 +1,140 @@
+"""A local Spark Thrift Server: the kind of endpoint a cluster exposes.
+
+``start`` runs pyspark's own ``HiveThriftServer2`` through ``spark-submit``,
+bound to 127.0.0.1, with the Spark settings of the profile's ``local``
+target (the same Iceberg catalog, warehouse layout and extensions), so the
+``cluster`` target builds the same tables as the embedded default. Its
+warehouse and Derby metastore are those of ``CDC_STATE_DIR`` (Derby admits
+one process at a time: while the server runs, use the ``cluster`` target
+on that state folder, not the embedded one). ``stop`` ends it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from python_helpers.jars import install_iceberg_jar
+from python_helpers.spark_session import local_spark_conf
+
+SERVER_CLASS = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2"
+HOST = "127.0.0.1"
+# spark-submit options rather than --conf: they must be known before the JVM starts
+_SUBMIT_OPTIONS = {"spark.master": "--master", "spark.driver.memory": "--driver-memory"}
+
+
+@dataclass(frozen=True)
+class Server:
+    state: Path
+    port: int
+
+    @property
+    def pid_file(self) -> Path:
+        return self.state / "thrift" / "server.pid"
+
+    @property
+    def log_file(self) -> Path:
+        return self.state / "thrift" / "server.log"
+
+
+def submit_command(project: Path, port: int) -> list[str]:
+    """The spark-submit command line of the server (settings rendered for
+    the current ``CDC_STATE_DIR``)."""
+    command = [str(Path(_spark_home()) / "bin" / "spark-submit"), "--class", SERVER_CLASS]
+    for key, value in local_spark_conf(project).items():
+        if key in _SUBMIT_OPTIONS:
+            command += [_SUBMIT_OPTIONS[key], value]
+        elif key == "spark.jars":
+            # the server's sessions resolve data sources (iceberg) with the
+            # driver's class loader: the jar goes on its class path too
+            command += ["--jars", value, "--driver-class-path", value]
+        elif key != "spark.app.name":
+            command += ["--conf", f"{key}={value}"]
+    return command + [
+        "--name",
+        "cdc-thrift",
+        "--hiveconf",
+        f"hive.server2.thrift.bind.host={HOST}",
+        "--hiveconf",
+        f"hive.server2.thrift.port={port}",
+        "spark-internal",
+    ]
+
+
+def _spark_home() -> str:
+    """pyspark's own distribution (spark-submit's script would look it up
+    with whatever python3 is first on PATH)."""
+    import pyspark
+
+    return str(Path(pyspark.__file__).parent)
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as probe:
+        probe.settimeout(1)
+        return probe.connect_ex((HOST, port)) == 0
+
+
+def running_pid(server: Server) -> int | None:
+    """The server's process id, if it is still running."""
+    if not server.pid_file.exists():
+        return None
+    pid = int(server.pid_file.read_text().strip())
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    return pid
+
+
+def start(project: Path, server: Server, timeout: float = 300) -> int:
+    """Start the server in the background and wait until it accepts
+    connections; returns its process id. Refuses if one already runs."""
+    if running_pid(server) is not None:
+        raise RuntimeError(f"a thrift server already runs (pid file {server.pid_file})")
+    if _listening(server.port):
+        raise RuntimeError(f"{HOST}:{server.port} is taken by another process")
+    install_iceberg_jar(server.state)
+    server.log_file.parent.mkdir(parents=True, exist_ok=True)
+    with server.log_file.open("w", encoding="utf-8") as log:
+        process = subprocess.Popen(
+            submit_command(project, server.port),
+            cwd=project,
+            env=os.environ | {"SPARK_HOME": _spark_home()},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: stop ends the JVM too
+        )
+    server.pid_file.write_text(str(process.pid))
+    deadline = time.monotonic() + timeout
+    while not _listening(server.port):
+        if process.poll() is not None:
+            raise RuntimeError(
+                f"the thrift server exited ({process.returncode}): see {server.log_file}"
+            )
+        if time.monotonic() > deadline:
+            stop(server)
+            raise RuntimeError(f"the thrift server did not listen within {timeout:.0f}s")
+        time.sleep(1)
+    return process.pid
+
+
+def stop(server: Server, timeout: float = 60) -> bool:
+    """Stop the server (its whole process group); False if none ran."""
+    pid = running_pid(server)
+    if pid is None:
+        server.pid_file.unlink(missing_ok=True)
+        return False
+    os.killpg(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while running_pid(server) is not None and time.monotonic() < deadline:
+        time.sleep(0.5)
+    if running_pid(server) is not None:
+        os.killpg(pid, signal.SIGKILL)
+    server.pid_file.unlink(missing_ok=True)
+    return True
