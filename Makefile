@@ -31,7 +31,7 @@ run: setup
 	$(PY) -m python_helpers run --show --freshness -- build
 
 ## make test: pytest (helpers + end-to-end), generated-code check, lint, types
-test: setup
+test: setup $(CHROMIUM)
 	$(PY) -m pytest
 	$(MAKE) --no-print-directory check-generated lint typecheck
 
@@ -93,8 +93,19 @@ E2E_MODULES := tests/python/test_end_to_end.py tests/python/test_mongodb_end_to_
 test-thrift: setup
 	CDC_DBT_TARGET=cluster CDC_SPARK_PORT=$(THRIFT_PORT) $(PY) -m pytest $(E2E_MODULES)
 
+## make docs [DOCS_PORT=8080]: generate the lineage docs site from the
+## warehouse `make run` built and serve it on 127.0.0.1 (Ctrl-C stops it)
+DOCS_PORT ?= 8080
 docs: setup
 	$(DBT) docs generate
+	$(DBT) docs serve --host 127.0.0.1 --port $(DOCS_PORT) --no-browser
+
+# Debian's Chromium, for the docs-site test (headless, offline flags)
+CHROMIUM := /usr/bin/chromium
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+$(CHROMIUM):
+	$(SUDO) apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium
 
 clean:
 	rm -rf $(CDC_STATE_DIR) target logs

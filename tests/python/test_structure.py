@@ -116,6 +116,7 @@ def test_structure_rules_name_exactly_the_models_that_break_them(tmp_path: Path)
         assert failures[name] == len(re.findall(r"\('[a-z_]+', '", sql)), rule
     undocumented = (compiled / "cdc_structure__undocumented.sql").read_text()
     assert "column id has no description" in undocumented
-    assert "marts/elsewhere.sql is in no layer folder" in (
-        compiled / "cdc_structure__later_layer_dependency.sql"
-    ).read_text()
+    assert (
+        "marts/elsewhere.sql is in no layer folder"
+        in (compiled / "cdc_structure__later_layer_dependency.sql").read_text()
+    )
