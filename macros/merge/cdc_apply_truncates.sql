@@ -24,10 +24,11 @@
 {%- endmacro %}
 
 {#- The relation of the model's staging parent (meta.cdc_layer = staging),
-    or none. -#}
+    or none (also in a dbt unit test, whose inputs are fixtures). -#}
 {% macro cdc_staging_parent() -%}
-    {%- for parent_id in model.depends_on.nodes -%}
-        {%- set parent = graph.nodes.get(parent_id) -%}
+    {%- set depends_on = model.get('depends_on') or {} -%}
+    {%- for parent_id in depends_on.get('nodes') or [] -%}
+        {%- set parent = (graph.get('nodes') or {}).get(parent_id) -%}
         {%- if parent and parent.config.meta.get('cdc_layer') == 'staging' -%}
             {{- return(api.Relation.create(database=parent.database,
                 schema=parent.schema, identifier=parent.alias)) -}}

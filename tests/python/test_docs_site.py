@@ -151,3 +151,28 @@ def test_lineage_graph_and_column_descriptions_in_chromium(site: str) -> None:
         browser.close()
     for name, column in columns.items():
         assert _plain(column["description"])[:60] in text, name
+
+
+def _signature(macro: dict[str, Any]) -> list[str]:
+    found = re.search(r"(?:macro|test)\s+\w+\(([^)]*)\)", macro["macro_sql"])
+    assert found is not None, macro["name"]
+    return [part.split("=")[0].strip() for part in found.group(1).split(",") if part.strip()]
+
+
+def test_every_macro_is_documented_with_typed_arguments(site: str) -> None:
+    """Every public macro (not `_*`, not a `default__*` dispatch
+    implementation) has a description, and documents exactly the arguments
+    of its signature, each with a type and a description."""
+    manifest = json.loads((PROJECT / "target" / "manifest.json").read_text(encoding="utf-8"))
+    public = [
+        macro
+        for macro in manifest["macros"].values()
+        if macro["package_name"] == "cdc" and not macro["name"].startswith(("_", "default__"))
+    ]
+    assert len(public) > 40
+    for macro in public:
+        assert macro["description"].strip(), macro["name"]
+        documented = [argument["name"] for argument in macro["arguments"]]
+        assert documented == _signature(macro), macro["name"]
+        for argument in macro["arguments"]:
+            assert argument["type"] and argument["description"], (macro["name"], argument)
