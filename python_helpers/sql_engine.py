@@ -1,7 +1,8 @@
 """Where the CLI's own SQL runs: the embedded Spark or a Spark Thrift Server.
 
-The landing, `export` and `show` only send Spark SQL and read rows back,
-so the same code serves the profile's two targets:
+The landing and `export` only send Spark SQL and read rows back, so the
+same code serves the profile's two targets (`show` still uses the embedded
+session only):
 
 - ``local`` (the default): the embedded SparkSession of the profile's
   ``local`` output (``spark_session.local_spark``);
