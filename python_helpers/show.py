@@ -1,35 +1,79 @@
-"""Print where the results are and a few rows of the current-state tables."""
+"""Print where the results are and a few rows of the current-state tables.
+
+Goes through the target's SQL engine (``sql_engine``), like the landing and
+`export`: the embedded Spark by default, the Thrift server with
+``CDC_DBT_TARGET=cluster``.
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
-from python_helpers.spark_session import local_spark, local_spark_conf
+from python_helpers.export import column_types
+from python_helpers.sql_engine import SqlEngine, first_value, open_engine, target_name
 
 CURRENT_SCHEMA = "cdc_current"
+# metadata columns shown after a table's own (first) columns
+SHOWN_METADATA = ("_cdc_op", "_cdc_source_committed_at")
+MAX_COLUMNS = 8
+MAX_WIDTH = 40
 
 
-def show_results(project: Path, rows: int = 5) -> str:
-    """A readable summary of the local warehouse after a run: the
-    current-state tables and views (not the `__state` tables behind them)."""
-    conf = local_spark_conf(project)
-    spark = local_spark(project)
+def show_results(project: Path, rows: int = 5, engine: SqlEngine | None = None) -> str:
+    """A readable summary of the warehouse after a run: the current-state
+    tables and views (not the `__state` tables behind them), each with its
+    row count and its first ``rows`` rows."""
+    engine = engine or open_engine(project)
     lines = [
-        f"warehouse: {Path(conf['spark.sql.warehouse.dir']).resolve()}",
+        _where(project),
         "query it: source .venv/bin/activate && export DBT_PROFILES_DIR=profiles"
         " && dbt show --select <model>",
     ]
-    tables = sorted(
-        row.tableName
-        for row in spark.sql(f"show tables in {CURRENT_SCHEMA}").collect()
-        if not row.isTemporary and not row.tableName.endswith("__state")
-    )
-    for table in tables:
+    for table in current_tables(engine):
         name = f"{CURRENT_SCHEMA}.{table}"
-        frame = spark.table(name)
-        lines.append(f"\n{name}: {frame.count()} rows")
-        visible = [c for c in frame.columns if not c.startswith("_")][:8]
-        visible += [c for c in ("_cdc_op", "_cdc_source_committed_at") if c in frame.columns]
-        ordered = frame.select(*visible).orderBy(*visible[:1])
-        lines.append(ordered._jdf.showString(rows, 40, False))
+        count = first_value(engine, f"select count(*) from {name}")
+        columns = list(column_types(engine, name))
+        shown = [c for c in columns if not c.startswith("_")][:MAX_COLUMNS]
+        shown += [c for c in SHOWN_METADATA if c in columns]
+        quoted = ", ".join(f"`{c}`" for c in shown)
+        order = f" order by `{shown[0]}`" if shown else ""
+        found = engine.sql(f"select {quoted} from {name}{order} limit {rows}") if shown else []
+        lines.append(f"\n{name}: {count} rows")
+        lines.append(render_rows(shown, found))
     return "\n".join(lines)
+
+
+def current_tables(engine: SqlEngine) -> list[str]:
+    """The tables and views analysts query in the current-state schema."""
+    return sorted(
+        str(row["tableName"])
+        for row in engine.sql(f"show tables in {CURRENT_SCHEMA}")
+        if not row.get("isTemporary") and not str(row["tableName"]).endswith("__state")
+    )
+
+
+def render_rows(columns: list[str], rows: list[dict[str, Any]]) -> str:
+    """A plain-text grid of ``rows`` (values cut at MAX_WIDTH characters)."""
+    cells = [[_cell(row.get(column)) for column in columns] for row in rows]
+    widths = [max([len(c), *(len(r[i]) for r in cells)]) for i, c in enumerate(columns)]
+    rule = "+" + "+".join("-" * w for w in widths) + "+"
+    header = "|" + "|".join(c.ljust(widths[i]) for i, c in enumerate(columns)) + "|"
+    body = ["|" + "|".join(v.ljust(widths[i]) for i, v in enumerate(r)) + "|" for r in cells]
+    return "\n".join([rule, header, rule, *body, rule])
+
+
+def _cell(value: Any) -> str:
+    text = "null" if value is None else str(value)
+    return text if len(text) <= MAX_WIDTH else text[: MAX_WIDTH - 3] + "..."
+
+
+def _where(project: Path) -> str:
+    if target_name() == "cluster":
+        host = os.environ.get("CDC_SPARK_HOST", "localhost")
+        return f"server: {host}:{os.environ.get('CDC_SPARK_PORT', '10000')} (target cluster)"
+    from python_helpers.spark_session import local_spark_conf
+
+    warehouse = Path(local_spark_conf(project)["spark.sql.warehouse.dir"]).resolve()
+    return f"warehouse: {warehouse}"

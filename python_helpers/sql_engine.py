@@ -1,8 +1,7 @@
 """Where the CLI's own SQL runs: the embedded Spark or a Spark Thrift Server.
 
-The landing and `export` only send Spark SQL and read rows back, so the
-same code serves the profile's two targets (`show` still uses the embedded
-session only):
+The landing, `export` and `show` only send Spark SQL and read rows back,
+so the same code serves the profile's two targets:
 
 - ``local`` (the default): the embedded SparkSession of the profile's
   ``local`` output (``spark_session.local_spark``);

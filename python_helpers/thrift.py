@@ -74,7 +74,8 @@ def _spark_home() -> str:
     return str(Path(pyspark.__file__).parent)
 
 
-def _listening(port: int) -> bool:
+def listening(port: int) -> bool:
+    """Whether something accepts connections on 127.0.0.1:``port``."""
     with socket.socket() as probe:
         probe.settimeout(1)
         return probe.connect_ex((HOST, port)) == 0
@@ -97,7 +98,7 @@ def start(project: Path, server: Server, timeout: float = 300) -> int:
     connections; returns its process id. Refuses if one already runs."""
     if running_pid(server) is not None:
         raise RuntimeError(f"a thrift server already runs (pid file {server.pid_file})")
-    if _listening(server.port):
+    if listening(server.port):
         raise RuntimeError(f"{HOST}:{server.port} is taken by another process")
     install_iceberg_jar(server.state)
     server.log_file.parent.mkdir(parents=True, exist_ok=True)
@@ -112,7 +113,7 @@ def start(project: Path, server: Server, timeout: float = 300) -> int:
         )
     server.pid_file.write_text(str(process.pid))
     deadline = time.monotonic() + timeout
-    while not _listening(server.port):
+    while not listening(server.port):
         if process.poll() is not None:
             raise RuntimeError(
                 f"the thrift server exited ({process.returncode}): see {server.log_file}"

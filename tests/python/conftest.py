@@ -14,8 +14,24 @@ SAMPLE_LANDING = PROJECT / "sample_landing"
 PRODUCTS_TOPIC = "fullfillment.inventory.products"
 ORDERS_TOPIC = "shop.public.orders"
 # The in-process session has a metastore of its own: the end-to-end tests
-# run dbt in other processes on another state folder.
-UNIT_STATE = PROJECT / ".state" / "pytest-unit"
+# run dbt in other processes on another state folder. One per pytest-xdist
+# worker (a Derby metastore admits one Spark process).
+UNIT_STATE = PROJECT / ".state" / f"pytest-unit-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Spread the Spark tests over pytest-xdist's workers (`-n auto
+    --dist loadgroup` in pyproject.toml) without splitting what shares a
+    warehouse: every test on the shared end-to-end runs goes to one worker,
+    every test on the in-process session to one, and each other Spark module
+    (its own project copy and state folder) to one. Tests without Spark go
+    wherever a worker is free."""
+    for item in items:
+        if item.get_closest_marker("spark") is None:
+            continue
+        fixtures = getattr(item, "fixturenames", ())
+        group = "runs" if "runs" in fixtures else "session" if "spark" in fixtures else None
+        item.add_marker(pytest.mark.xdist_group(group or item.module.__name__))
 
 
 @pytest.fixture()
@@ -43,7 +59,7 @@ def spark() -> Iterator[Any]:
 
 
 @pytest.fixture(scope="session")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The end-to-end run every Spark test module shares (built once)."""
     from e2e_harness import build_runs
 

@@ -274,13 +274,18 @@ def _export(tables: list[str] = ALL_TABLES) -> dict[str, Any]:
     return _exported(json.loads(_helpers("export", *tables).splitlines()[-1]))
 
 
-def _run_and_export(landing: Path, scratch: Path, *dbt_args: str) -> dict[str, Any]:
+def _run_and_export(
+    landing: Path, scratch: Path, *dbt_args: str, options: tuple[str, ...] = ()
+) -> tuple[dict[str, Any], str]:
     """`python -m python_helpers run` with ALL_TABLES exported by the same
-    process after dbt (one Spark start-up less than a separate export)."""
+    process after dbt (one Spark start-up less than a separate export);
+    also its output."""
     out = scratch / "export.json"
     tables = [arg for table in ALL_TABLES for arg in ("--export-table", table)]
-    _helpers("run", "--landing", str(landing), "--export", str(out), *tables, "--", *dbt_args)
-    return _exported(json.loads(out.read_text(encoding="utf-8")))
+    output = _helpers(
+        "run", "--landing", str(landing), *options, "--export", str(out), *tables, "--", *dbt_args
+    )
+    return _exported(json.loads(out.read_text(encoding="utf-8"))), output
 
 
 def _exported(loaded: dict[str, Any]) -> dict[str, Any]:
@@ -378,7 +383,7 @@ def _full_landing(root: Path, delivery: prop.Delivery) -> Path:
     return landing
 
 
-def build_runs(scratch: Path) -> dict[str, dict[str, Any]]:
+def build_runs(scratch: Path) -> dict[str, Any]:
     """Run the three invocations (the second one killed twice on the way)
     and export every table after each; with THRIFT, on a Thrift server
     started on the state folder for them."""
@@ -396,12 +401,12 @@ def build_runs(scratch: Path) -> dict[str, dict[str, Any]]:
         thrift.stop(server)
 
 
-def _build_runs(scratch: Path) -> dict[str, dict[str, Any]]:
+def _build_runs(scratch: Path) -> dict[str, Any]:
     partial = _partial_landing(scratch)
     delivery = property_records(PROPERTY_EXAMPLES, PROPERTY_SEED)
     prop.write_records(partial / prop.TOPIC / "generated-first-kcat.jsonl", delivery.first)
     shutil.copy(SAMPLE_LANDING / prop.TOPIC / "topic.yml", partial / prop.TOPIC / "topic.yml")
-    first = _run_and_export(partial, scratch, "build", *FULL_TESTS)
+    first, _ = _run_and_export(partial, scratch, "build", *FULL_TESTS)
     full = _full_landing(scratch, delivery)
     second_build = ("run", "--landing", str(full), "--", "build", *FULL_TESTS)
     # crash test: the second build is killed twice, once while landing and
@@ -415,8 +420,9 @@ def _build_runs(scratch: Path) -> dict[str, dict[str, Any]]:
         if not THRIFT
         else {}
     )
-    second = _run_and_export(full, scratch, "build", *FULL_TESTS)
-    third = _run_and_export(full, scratch, "run")  # nothing new to land
+    second, _ = _run_and_export(full, scratch, "build", *FULL_TESTS)
+    # nothing new to land; `--show` prints the current-state tables
+    third, shown = _run_and_export(full, scratch, "run", options=("--show",))
     sample = json_lines(SAMPLE_LANDING / prop.TOPIC / prop.SAMPLE_FILE)
     # the landing each record came in: re-sent copies keep the first landed
     first_landed = [r | {"_batch": 1} for r in delivery.first]
@@ -431,6 +437,7 @@ def _build_runs(scratch: Path) -> dict[str, dict[str, Any]]:
         "third": third,
         "property_records": landed,
         "crashes": crashes,
+        "shown": shown,
     }
 
 

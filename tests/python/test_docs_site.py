@@ -26,6 +26,8 @@ import pytest
 from conftest import PROJECT
 from e2e_harness import STATE
 
+from python_helpers.thrift import listening
+
 pytestmark = pytest.mark.spark
 
 ARTIFACTS = PROJECT / ".state" / "artifacts"
@@ -58,12 +60,6 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _listening(port: int) -> bool:
-    with socket.socket() as probe:
-        probe.settimeout(1)
-        return probe.connect_ex(("127.0.0.1", port)) == 0
-
-
 @pytest.fixture(scope="module")
 def site(runs: dict[str, Any]) -> Iterator[str]:
     """`make docs` on the end-to-end warehouse, until its server listens."""
@@ -80,7 +76,7 @@ def site(runs: dict[str, Any]) -> Iterator[str]:
     )
     try:
         deadline = time.monotonic() + 900
-        while not _listening(port):
+        while not listening(port):
             assert process.poll() is None, (STATE / "docs-serve.log").read_text()[-3000:]
             assert time.monotonic() < deadline, "make docs did not serve within 15 minutes"
             time.sleep(1)

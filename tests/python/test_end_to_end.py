@@ -674,3 +674,21 @@ def test_decimal_written_as_a_number_is_quarantined_not_misread(runs: dict[str, 
         " topic.yml)"
     }
     assert result[SEATUNNEL]["rows"] == []
+
+
+def test_show_prints_each_current_table_with_its_count_and_first_rows(
+    runs: dict[str, Any],
+) -> None:
+    """`run --show` (what `make run` prints, through the SQL engine) lists
+    the analysts' tables with their row counts, not the `__state` tables,
+    and the first rows by the first column."""
+    shown = runs["shown"]
+    for table in (ORDERS, COUPONS, DOCS, SQLSERVER, MYSQL):
+        assert f"\n{table}: {len(runs['third'][table]['rows'])} rows\n" in shown
+    assert NEWORDER_STATE not in shown and COUPONS_STATE not in shown
+    orders = runs["third"][ORDERS]
+    first_column = next(c for c in orders["types"] if not c.startswith("_"))
+    smallest = min(row[first_column] for row in orders["rows"])
+    block = shown.split(f"\n{ORDERS}: ")[1].split("\n\n")[0]
+    assert f"\n|{first_column}" in block
+    assert re.search(rf"\n\|{re.escape(str(smallest))}\s*\|", block), block
