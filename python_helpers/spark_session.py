@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,10 +23,10 @@ PROFILE = Path("profiles") / "profiles.yml"
 _ENV_VAR = re.compile(r"""\{\{\s*env_var\(\s*'([^']+)'\s*(?:,\s*'([^']*)'\s*)?\)\s*\}\}""")
 
 
-def _render(value: str) -> str:
+def _render(value: str, environ: Mapping[str, str]) -> str:
     def replace(match: re.Match[str]) -> str:
         name, default = match.group(1), match.group(2)
-        found = os.environ.get(name, default)
+        found = environ.get(name, default)
         if found is None:
             raise KeyError(f"profile needs environment variable {name}")
         return found
@@ -33,11 +34,15 @@ def _render(value: str) -> str:
     return _ENV_VAR.sub(replace, value)
 
 
-def local_spark_conf(project: Path = Path(".")) -> dict[str, str]:
-    """The Spark settings of the profile's ``local`` target, rendered."""
+def local_spark_conf(
+    project: Path = Path("."), environ: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The Spark settings of the profile's ``local`` target, rendered with
+    ``environ`` (default: this process's environment)."""
     loaded: dict[str, Any] = yaml.safe_load((project / PROFILE).read_text(encoding="utf-8"))
     params = loaded["cdc"]["outputs"]["local"]["server_side_parameters"]
-    return {str(k): _render(str(v)) for k, v in params.items()}
+    values = os.environ if environ is None else environ
+    return {str(k): _render(str(v), values) for k, v in params.items()}
 
 
 def local_spark(project: Path = Path(".")) -> SparkSession:

@@ -42,11 +42,11 @@ class Server:
         return self.state / "thrift" / "server.log"
 
 
-def submit_command(project: Path, port: int) -> list[str]:
+def submit_command(project: Path, server: Server) -> list[str]:
     """The spark-submit command line of the server (settings rendered for
-    the current ``CDC_STATE_DIR``)."""
+    its state folder)."""
     command = [str(Path(_spark_home()) / "bin" / "spark-submit"), "--class", SERVER_CLASS]
-    for key, value in local_spark_conf(project).items():
+    for key, value in local_spark_conf(project, _environ(server)).items():
         if key in _SUBMIT_OPTIONS:
             command += [_SUBMIT_OPTIONS[key], value]
         elif key == "spark.jars":
@@ -61,9 +61,15 @@ def submit_command(project: Path, port: int) -> list[str]:
         "--hiveconf",
         f"hive.server2.thrift.bind.host={HOST}",
         "--hiveconf",
-        f"hive.server2.thrift.port={port}",
+        f"hive.server2.thrift.port={server.port}",
         "spark-internal",
     ]
+
+
+def _environ(server: Server) -> dict[str, str]:
+    """This process's environment with the server's state folder (the
+    profile's paths follow ``CDC_STATE_DIR``)."""
+    return dict(os.environ) | {"CDC_STATE_DIR": str(server.state)}
 
 
 def _spark_home() -> str:
@@ -104,9 +110,9 @@ def start(project: Path, server: Server, timeout: float = 300) -> int:
     server.log_file.parent.mkdir(parents=True, exist_ok=True)
     with server.log_file.open("w", encoding="utf-8") as log:
         process = subprocess.Popen(
-            submit_command(project, server.port),
+            submit_command(project, server),
             cwd=project,
-            env=os.environ | {"SPARK_HOME": _spark_home()},
+            env=_environ(server) | {"SPARK_HOME": _spark_home()},
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group: stop ends the JVM too

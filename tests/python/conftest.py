@@ -14,24 +14,15 @@ SAMPLE_LANDING = PROJECT / "sample_landing"
 PRODUCTS_TOPIC = "fullfillment.inventory.products"
 ORDERS_TOPIC = "shop.public.orders"
 # The in-process session has a metastore of its own: the end-to-end tests
-# run dbt in other processes on another state folder. One per pytest-xdist
-# worker (a Derby metastore admits one Spark process).
-UNIT_STATE = PROJECT / ".state" / f"pytest-unit-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
+# run dbt in other processes on another state folder.
+UNIT_STATE = PROJECT / ".state" / "pytest-unit"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Spread the Spark tests over pytest-xdist's workers (`-n auto
-    --dist loadgroup` in pyproject.toml) without splitting what shares a
-    warehouse: every test on the shared end-to-end runs goes to one worker,
-    every test on the in-process session to one, and each other Spark module
-    (its own project copy and state folder) to one. Tests without Spark go
-    wherever a worker is free."""
-    for item in items:
-        if item.get_closest_marker("spark") is None:
-            continue
-        fixtures = getattr(item, "fixturenames", ())
-        group = "runs" if "runs" in fixtures else "session" if "spark" in fixtures else None
-        item.add_marker(pytest.mark.xdist_group(group or item.module.__name__))
+    """The tests on the shared end-to-end runs go last (stable order
+    otherwise): the runs are built in the background (`runs` below) while
+    the other tests run."""
+    items.sort(key=lambda item: "runs" in getattr(item, "fixturenames", ()))
 
 
 @pytest.fixture()
@@ -58,9 +49,22 @@ def spark() -> Iterator[Any]:
         os.chdir(previous)
 
 
-@pytest.fixture(scope="session")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """The end-to-end run every Spark test module shares (built once)."""
-    from e2e_harness import build_runs
+@pytest.fixture(scope="session", autouse=True)
+def _runs_in_background(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Any:
+    """Start building the shared end-to-end runs at the first test, on a
+    thread (the work is done by dbt and Spark processes), if any collected
+    test needs them: the tests that do not — their own Spark processes, the
+    in-process session, plain Python — run meanwhile, on the other core."""
+    if not any("runs" in getattr(item, "fixturenames", ()) for item in request.session.items):
+        return None
+    from e2e_harness import BackgroundRuns
 
-    return build_runs(tmp_path_factory.mktemp("landing"))
+    return BackgroundRuns(tmp_path_factory.mktemp("landing"))
+
+
+@pytest.fixture(scope="session")
+def runs(_runs_in_background: Any) -> dict[str, Any]:
+    """The end-to-end run every Spark test module shares (built once)."""
+    return _runs_in_background.result()  # type: ignore[no-any-return]

@@ -4,8 +4,9 @@ incremental build after landing all of it, and a re-run with nothing new.
 Results are read by `python -m python_helpers export` in its own process,
 so dbt and the tests never hold the embedded metastore at the same time.
 
-conftest.py turns `build_runs` into the session-scoped `runs` fixture, so
-every test module that checks these tables shares one run.
+conftest.py starts `BackgroundRuns` at the first test and turns it into the
+session-scoped `runs` fixture, so every test module that checks these
+tables shares one run, built while the other tests run.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from decimal import Decimal
 from pathlib import Path
@@ -383,27 +385,56 @@ def _full_landing(root: Path, delivery: prop.Delivery) -> Path:
     return landing
 
 
-def build_runs(scratch: Path) -> dict[str, Any]:
+class BackgroundRuns:
+    """`build_runs` on a thread, started at once: its work is done by dbt
+    and Spark in other processes, so the tests that do not need it run
+    meanwhile. The random histories are drawn here, on the caller's thread
+    (hypothesis is not thread-safe)."""
+
+    def __init__(self, scratch: Path) -> None:
+        self._delivery = property_records(PROPERTY_EXAMPLES, PROPERTY_SEED)
+        self._result: dict[str, Any] | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(
+            target=self._build, args=(scratch,), name="shared-runs", daemon=True
+        )
+        self._thread.start()
+
+    def _build(self, scratch: Path) -> None:
+        try:
+            self._result = build_runs(scratch, self._delivery)
+        except BaseException as error:  # re-raised in every test that needs the runs
+            self._error = error
+
+    def result(self) -> dict[str, Any]:
+        """The runs, once built (waits); raises what building them raised."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._result is not None
+        return self._result
+
+
+def build_runs(scratch: Path, delivery: prop.Delivery) -> dict[str, Any]:
     """Run the three invocations (the second one killed twice on the way)
     and export every table after each; with THRIFT, on a Thrift server
     started on the state folder for them."""
     shutil.rmtree(STATE, ignore_errors=True)
     _helpers("jars")
     if not THRIFT:
-        return _build_runs(scratch)
+        return _build_runs(scratch, delivery)
     from python_helpers import thrift
 
     server = thrift.Server(STATE, int(os.environ.get("CDC_SPARK_PORT", "10000")))
     thrift.start(PROJECT, server)
     try:
-        return _build_runs(scratch)
+        return _build_runs(scratch, delivery)
     finally:
         thrift.stop(server)
 
 
-def _build_runs(scratch: Path) -> dict[str, Any]:
+def _build_runs(scratch: Path, delivery: prop.Delivery) -> dict[str, Any]:
     partial = _partial_landing(scratch)
-    delivery = property_records(PROPERTY_EXAMPLES, PROPERTY_SEED)
     prop.write_records(partial / prop.TOPIC / "generated-first-kcat.jsonl", delivery.first)
     shutil.copy(SAMPLE_LANDING / prop.TOPIC / "topic.yml", partial / prop.TOPIC / "topic.yml")
     first, _ = _run_and_export(partial, scratch, "build", *FULL_TESTS)
