@@ -10,6 +10,10 @@ export DBT_PROFILES_DIR := profiles
 STAMP := $(VENV)/.installed
 JAR := $(CDC_STATE_DIR)/jars/iceberg-spark-runtime-3.5_2.12-1.10.2.jar
 DBT := $(VENV)/bin/dbt
+# Debian's Chromium (docs-site test); defined before the rules that need it:
+# make expands a prerequisite when it reads the rule
+CHROMIUM := /usr/bin/chromium
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: setup run test soak lint typecheck check-generated docs clean bench bench-mongodb \
 	thrift-up thrift-down test-thrift
@@ -101,8 +105,6 @@ docs: setup
 	$(DBT) docs serve --host 127.0.0.1 --port $(DOCS_PORT) --no-browser
 
 # Debian's Chromium, for the docs-site test (headless, offline flags)
-CHROMIUM := /usr/bin/chromium
-SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 $(CHROMIUM):
 	$(SUDO) apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium
