@@ -682,7 +682,8 @@ def test_show_prints_each_current_table_with_its_count_and_first_rows(
     """`run --show` (what `make run` prints, through the SQL engine) lists
     the analysts' tables with their row counts, not the `__state` tables,
     and the first rows by the first column."""
-    shown = "\nwarehouse: " + runs["shown"].split("\nwarehouse: ", 1)[1]  # after dbt's output
+    # after dbt's output: from "warehouse: ..." (embedded) or "server: ..." (Thrift)
+    shown = "\n" + re.split(r"\n(?=(?:warehouse|server): )", runs["shown"], maxsplit=1)[1]
     for table in (ORDERS, COUPONS, DOCS, SQLSERVER, MYSQL):
         assert f"\n{table}: {len(runs['third'][table]['rows'])} rows\n" in shown
     assert NEWORDER_STATE not in shown and COUPONS_STATE not in shown
