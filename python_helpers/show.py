@@ -7,12 +7,11 @@ Goes through the target's SQL engine (``sql_engine``), like the landing and
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 from python_helpers.export import column_types
-from python_helpers.sql_engine import SqlEngine, first_value, open_engine, target_name
+from python_helpers.sql_engine import SqlEngine, first_value, open_engine
 
 CURRENT_SCHEMA = "cdc_current"
 # metadata columns shown after a table's own (first) columns
@@ -27,7 +26,7 @@ def show_results(project: Path, rows: int = 5, engine: SqlEngine | None = None) 
     row count and its first ``rows`` rows."""
     engine = engine or open_engine(project)
     lines = [
-        _where(project),
+        engine.where(),
         "query it: source .venv/bin/activate && export DBT_PROFILES_DIR=profiles"
         " && dbt show --select <model>",
     ]
@@ -67,13 +66,3 @@ def render_rows(columns: list[str], rows: list[dict[str, Any]]) -> str:
 def _cell(value: Any) -> str:
     text = "null" if value is None else str(value)
     return text if len(text) <= MAX_WIDTH else text[: MAX_WIDTH - 3] + "..."
-
-
-def _where(project: Path) -> str:
-    if target_name() == "cluster":
-        host = os.environ.get("CDC_SPARK_HOST", "localhost")
-        return f"server: {host}:{os.environ.get('CDC_SPARK_PORT', '10000')} (target cluster)"
-    from python_helpers.spark_session import local_spark_conf
-
-    warehouse = Path(local_spark_conf(project)["spark.sql.warehouse.dir"]).resolve()
-    return f"warehouse: {warehouse}"

@@ -31,6 +31,10 @@ class SqlEngine(Protocol):
 
     def sql(self, query: str) -> list[Row]: ...
 
+    def where(self) -> str:
+        """Where the tables are, for people: a warehouse folder or a server."""
+        ...
+
 
 class SessionEngine:
     """The embedded SparkSession of the ``local`` target."""
@@ -41,6 +45,9 @@ class SessionEngine:
     def sql(self, query: str) -> list[Row]:
         return [row.asDict() for row in self.spark.sql(query).collect()]
 
+    def where(self) -> str:
+        return f"warehouse: {self.spark.conf.get('spark.sql.warehouse.dir')}"
+
 
 class ThriftEngine:
     """One session on the Thrift server of the ``cluster`` target (temporary
@@ -50,6 +57,7 @@ class ThriftEngine:
         from pyhive import hive  # type: ignore[import-untyped]
 
         self.connection = hive.connect(host=host, port=port, username=user)
+        self.address = f"{host}:{port}"
 
     def sql(self, query: str) -> list[Row]:
         cursor = self.connection.cursor()
@@ -65,6 +73,9 @@ class ThriftEngine:
             return [dict(zip(names, values, strict=True)) for values in rows]
         finally:
             cursor.close()
+
+    def where(self) -> str:
+        return f"server: {self.address} (target cluster)"
 
 
 def target_name(target: str | None = None) -> str:

@@ -22,7 +22,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The tests on the shared end-to-end runs go last (stable order
     otherwise): the runs are built in the background (`runs` below) while
     the other tests run."""
-    items.sort(key=lambda item: "runs" in getattr(item, "fixturenames", ()))
+    items.sort(key=_needs_runs)
+
+
+def _needs_runs(item: pytest.Item) -> bool:
+    return "runs" in getattr(item, "fixturenames", ())
 
 
 @pytest.fixture()
@@ -57,7 +61,7 @@ def _runs_in_background(
     thread (the work is done by dbt and Spark processes), if any collected
     test needs them: the tests that do not — their own Spark processes, the
     in-process session, plain Python — run meanwhile, on the other core."""
-    if not any("runs" in getattr(item, "fixturenames", ()) for item in request.session.items):
+    if not any(_needs_runs(item) for item in request.session.items):
         return None
     from e2e_harness import BackgroundRuns
 
