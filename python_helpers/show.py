@@ -33,10 +33,10 @@ def show_results(project: Path, rows: int = 5, engine: SqlEngine | None = None) 
     for table in current_tables(engine):
         name = f"{CURRENT_SCHEMA}.{table}"
         count = first_value(engine, f"select count(*) from {name}")
-        columns = list(column_types(engine, name))
-        shown = [c for c in columns if not c.startswith("_")][:MAX_COLUMNS]
-        shown += [c for c in SHOWN_METADATA if c in columns]
-        quoted = ", ".join(f"`{c}`" for c in shown)
+        types = column_types(engine, name)
+        shown = [c for c in types if not c.startswith("_")][:MAX_COLUMNS]
+        shown += [c for c in SHOWN_METADATA if c in types]
+        quoted = ", ".join(_selected(c, types[c]) for c in shown)
         order = f" order by `{shown[0]}`" if shown else ""
         found = engine.sql(f"select {quoted} from {name}{order} limit {rows}") if shown else []
         lines.append(f"\n{name}: {count} rows")
@@ -61,6 +61,13 @@ def render_rows(columns: list[str], rows: list[dict[str, Any]]) -> str:
     header = "|" + "|".join(c.ljust(widths[i]) for i, c in enumerate(columns)) + "|"
     body = ["|" + "|".join(v.ljust(widths[i]) for i, v in enumerate(r)) + "|" for r in cells]
     return "\n".join([rule, header, rule, *body, rule])
+
+
+def _selected(column: str, spark_type: str) -> str:
+    """The column as selected for display: nested values (structs, arrays,
+    maps) as JSON text, so both engines print them alike."""
+    nested = spark_type.startswith(("struct<", "array<", "map<"))
+    return f"to_json(`{column}`) as `{column}`" if nested else f"`{column}`"
 
 
 def _cell(value: Any) -> str:

@@ -693,3 +693,6 @@ def test_show_prints_each_current_table_with_its_count_and_first_rows(
     block = shown.split(f"\n{ORDERS}: ")[1].split("\n\n")[0]
     assert f"\n|{first_column}" in block
     assert re.search(rf"\n\|{re.escape(str(smallest))}\s*\|", block), block
+    # nested values as JSON on either engine (the embedded one's rows would
+    # print pyspark's Row(...))
+    assert "Row(" not in shown and '|[{"data_collection":"' in shown
