@@ -2,8 +2,9 @@
 
 Reads ``profiles/profiles.yml`` (the ``local`` output's
 ``server_side_parameters``), so tests and the CLI see the same warehouse and
-metastore as ``dbt`` does. Only one Spark process may hold the embedded
-Derby metastore at a time.
+metastore as ``dbt`` does; ``profile_output`` renders any output (the Thrift
+engine reads the ``cluster`` one). Only one Spark process may hold the
+embedded Derby metastore at a time.
 """
 
 from __future__ import annotations
@@ -20,7 +21,10 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 PROFILE = Path("profiles") / "profiles.yml"
-_ENV_VAR = re.compile(r"""\{\{\s*env_var\(\s*'([^']+)'\s*(?:,\s*'([^']*)'\s*)?\)\s*\}\}""")
+# {{ env_var('NAME') }}, {{ env_var('NAME', 'default') }}, optionally `| as_number`
+_ENV_VAR = re.compile(
+    r"""\{\{\s*env_var\(\s*'([^']+)'\s*(?:,\s*'([^']*)'\s*)?\)\s*(?:\|\s*as_number\s*)?\}\}"""
+)
 
 
 def _render(value: str, environ: Mapping[str, str]) -> str:
@@ -34,15 +38,31 @@ def _render(value: str, environ: Mapping[str, str]) -> str:
     return _ENV_VAR.sub(replace, value)
 
 
+def _rendered(value: Any, environ: Mapping[str, str]) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _rendered(v, environ) for k, v in value.items()}
+    return _render(value, environ) if isinstance(value, str) else value
+
+
+def profile_output(
+    project: Path, name: str, environ: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """The profile's output ``name`` (``local``, ``cluster``) with its
+    ``env_var()`` calls rendered from ``environ`` (default: this process's
+    environment), as dbt would."""
+    loaded: dict[str, Any] = yaml.safe_load((project / PROFILE).read_text(encoding="utf-8"))
+    rendered: dict[str, Any] = _rendered(
+        loaded["cdc"]["outputs"][name], os.environ if environ is None else environ
+    )
+    return rendered
+
+
 def local_spark_conf(
     project: Path = Path("."), environ: Mapping[str, str] | None = None
 ) -> dict[str, str]:
-    """The Spark settings of the profile's ``local`` target, rendered with
-    ``environ`` (default: this process's environment)."""
-    loaded: dict[str, Any] = yaml.safe_load((project / PROFILE).read_text(encoding="utf-8"))
-    params = loaded["cdc"]["outputs"]["local"]["server_side_parameters"]
-    values = os.environ if environ is None else environ
-    return {str(k): _render(str(v), values) for k, v in params.items()}
+    """The Spark settings of the profile's ``local`` target."""
+    params = profile_output(project, "local", environ)["server_side_parameters"]
+    return {str(k): str(v) for k, v in params.items()}
 
 
 def local_spark(project: Path = Path(".")) -> SparkSession:

@@ -6,8 +6,8 @@ so the same code serves the profile's two targets:
 - ``local`` (the default): the embedded SparkSession of the profile's
   ``local`` output (``spark_session.local_spark``);
 - ``cluster``: a connection to the Thrift server of the profile's
-  ``cluster`` output (host, port, user from the same environment variables
-  dbt reads: ``CDC_SPARK_HOST``, ``CDC_SPARK_PORT``, ``CDC_SPARK_USER``).
+  ``cluster`` output (host, port, user and connection retries as dbt renders
+  them, from ``CDC_SPARK_HOST``, ``CDC_SPARK_PORT``, ``CDC_SPARK_USER``).
   Landing files are then read *by the server*: their paths must be
   readable there (here the same machine; on a cluster, shared storage).
 
@@ -17,6 +17,7 @@ The target is ``CDC_DBT_TARGET`` (as for dbt) unless given.
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -53,10 +54,10 @@ class ThriftEngine:
     """One session on the Thrift server of the ``cluster`` target (temporary
     views and SET live in it)."""
 
-    def __init__(self, host: str, port: int, user: str) -> None:
-        from pyhive import hive  # type: ignore[import-untyped]
-
-        self.connection = hive.connect(host=host, port=port, username=user)
+    def __init__(
+        self, host: str, port: int, user: str, retries: int = 0, wait_seconds: float = 0.0
+    ) -> None:
+        self.connection = _connect(host, port, user, retries, wait_seconds)
         self.address = f"{host}:{port}"
 
     def sql(self, query: str) -> list[Row]:
@@ -78,6 +79,23 @@ class ThriftEngine:
         return f"server: {self.address} (target cluster)"
 
 
+def _connect(host: str, port: int, user: str, retries: int, wait_seconds: float) -> Any:
+    """A PyHive connection; a failed opening (refused, or the server closing
+    the socket mid-handshake) is tried again ``retries`` times, as dbt-spark
+    does with the profile's ``retry_all``."""
+    from pyhive import hive  # type: ignore[import-untyped]
+    from thrift.transport.TTransport import TTransportException  # type: ignore[import-untyped]
+
+    for attempt in range(retries + 1):
+        try:
+            return hive.connect(host=host, port=port, username=user)
+        except TTransportException:
+            if attempt == retries:
+                raise
+            time.sleep(wait_seconds)
+    raise AssertionError("unreachable")
+
+
 def target_name(target: str | None = None) -> str:
     return target or os.environ.get("CDC_DBT_TARGET") or "local"
 
@@ -90,15 +108,21 @@ def open_engine(project: Path, target: str | None = None) -> SqlEngine:
 
         return SessionEngine(local_spark(project))
     if name == "cluster":
-        if os.environ.get("CDC_SPARK_METHOD", "thrift") != "thrift":
+        from python_helpers.spark_session import profile_output
+
+        output = profile_output(project, "cluster")
+        if output["method"] != "thrift":
             raise ValueError(
                 "the CLI reaches a cluster through Thrift only (CDC_SPARK_METHOD=thrift):"
                 " land with your Kafka sink instead (README: Running on a cluster)"
             )
+        retry = bool(output.get("retry_all"))
         return ThriftEngine(
-            os.environ.get("CDC_SPARK_HOST", "localhost"),
-            int(os.environ.get("CDC_SPARK_PORT", "10000")),
-            os.environ.get("CDC_SPARK_USER", "dbt"),
+            str(output["host"]),
+            int(output["port"]),
+            str(output["user"]),
+            retries=int(output.get("connect_retries", 0)) if retry else 0,
+            wait_seconds=float(output.get("connect_timeout", 0)),
         )
     raise ValueError(f"unknown target {name!r}: local or cluster")
 
