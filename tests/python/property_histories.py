@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -114,8 +116,22 @@ class Delivery:
 
 
 def draw_histories(count: int, random_seed: int) -> list[list[tuple[str, int, str]]]:
-    """``count`` histories drawn by hypothesis from ``random_seed``: the
-    same seed and generator code give the same histories in every process."""
+    """``count`` histories drawn by hypothesis from ``random_seed``, in a
+    fresh interpreter: hypothesis also draws constants found in the project
+    modules the process has imported (not test files), so in pytest the same
+    seed drew other histories depending on which tests were collected (and
+    on the checkout's path). A fresh interpreter imports only this file: the
+    same seed and generator code draw the same histories everywhere."""
+    found = subprocess.run(
+        [sys.executable, __file__, "--draw", str(count), str(random_seed)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return [[(op, key, label) for op, key, label in h] for h in json.loads(found.stdout)]
+
+
+def _draw_here(count: int, random_seed: int) -> list[list[tuple[str, int, str]]]:
     drawn: list[list[tuple[str, int, str]]] = []
 
     @seed(random_seed)
@@ -273,6 +289,7 @@ def _coordinates(record: dict[str, Any]) -> tuple[int, int]:
 
 
 if __name__ == "__main__":
-    import sys
-
-    print(write_sample(Path(sys.argv[1] if len(sys.argv) > 1 else "sample_landing")))
+    if sys.argv[1:2] == ["--draw"]:  # draw_histories' fresh interpreter
+        print(json.dumps(_draw_here(int(sys.argv[2]), int(sys.argv[3]))))
+    else:
+        print(write_sample(Path(sys.argv[1] if len(sys.argv) > 1 else "sample_landing")))

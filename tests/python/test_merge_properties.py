@@ -51,7 +51,7 @@ def test_enough_random_histories_were_generated(runs: dict[str, Any]) -> None:
     histories = {_history_of(json.loads(r["key"])["payload"]["id"]) for r in records if r["key"]}
     # a history may emit nothing (all its steps on absent keys): 169 of 200
     # emit events in the default draw, 171 with seed 1, 2,593 of 3,000 in
-    # `make soak`'s (the same seed draws the same in every process)
+    # `make soak`'s (drawn in a fresh interpreter: the same in every process)
     assert len(histories) >= PROPERTY_EXAMPLES * 0.8
     ops = {json.loads(r["payload"])["payload"]["op"] for r in records}
     assert ops == {"c", "u", "d", "r", "t"}
