@@ -79,13 +79,15 @@ bench-mongodb: setup $(BENCH_STAMP)
 
 ## make thrift-up / thrift-down: a local Spark Thrift Server on 127.0.0.1
 ## (pyspark's HiveThriftServer2, the profile's Spark settings and this
-## CDC_STATE_DIR's warehouse); dbt reaches it with CDC_DBT_TARGET=cluster
-THRIFT_PORT ?= 10000
+## CDC_STATE_DIR's warehouse); dbt reaches it with CDC_DBT_TARGET=cluster.
+## Port: THRIFT_PORT if given, else the cluster target's (CDC_SPARK_PORT, 10000)
+THRIFT_PORT ?=
+PORT_OPTION := $(if $(THRIFT_PORT),--port $(THRIFT_PORT))
 thrift-up: setup
-	$(PY) -m python_helpers thrift up --port $(THRIFT_PORT)
+	$(PY) -m python_helpers thrift up $(PORT_OPTION)
 
 thrift-down:
-	$(PY) -m python_helpers thrift down --port $(THRIFT_PORT)
+	$(PY) -m python_helpers thrift down $(PORT_OPTION)
 
 ## make test-thrift: the end-to-end suite (the shared runs and every test
 ## on them) against a Thrift server it starts: landing, dbt (`cluster`
@@ -95,7 +97,8 @@ E2E_MODULES := tests/python/test_end_to_end.py tests/python/test_mongodb_end_to_
 	tests/python/test_merge_properties.py tests/python/test_types_end_to_end.py \
 	tests/python/test_corpus_types.py
 test-thrift: setup
-	CDC_DBT_TARGET=cluster CDC_SPARK_PORT=$(THRIFT_PORT) $(PY) -m pytest $(E2E_MODULES)
+	CDC_DBT_TARGET=cluster $(if $(THRIFT_PORT),CDC_SPARK_PORT=$(THRIFT_PORT)) \
+		$(PY) -m pytest $(E2E_MODULES)
 
 ## make docs [DOCS_PORT=8080]: generate the lineage docs site from the
 ## warehouse `make run` built and serve it on 127.0.0.1 (Ctrl-C stops it)

@@ -141,7 +141,8 @@ def _cmd_jars(args: argparse.Namespace) -> int:
 def _cmd_thrift(args: argparse.Namespace) -> int:
     from python_helpers import thrift
 
-    server = thrift.Server(_state(), args.port)
+    port = args.port or thrift.cluster_port(Path(args.project))
+    server = thrift.Server(_state(), port)
     if args.action == "down":
         stopped = thrift.stop(server)
         print("thrift server stopped" if stopped else "no thrift server was running")
@@ -152,7 +153,7 @@ def _cmd_thrift(args: argparse.Namespace) -> int:
         print(f"thrift server: {error}", file=sys.stderr)
         return 1
     print(
-        f"thrift server on {thrift.HOST}:{args.port} (pid {pid}, log {server.log_file});"
+        f"thrift server on {thrift.HOST}:{port} (pid {pid}, log {server.log_file});"
         " use it with CDC_DBT_TARGET=cluster, stop it with `make thrift-down`"
     )
     return 0
@@ -300,7 +301,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     thrift_cmd.add_argument("action", choices=["up", "down"])
     thrift_cmd.add_argument(
-        "--port", type=int, default=int(os.environ.get("CDC_SPARK_PORT", "10000"))
+        "--port", type=int, help="default: the cluster target's (CDC_SPARK_PORT, else 10000)"
     )
     thrift_cmd.add_argument("--project", default=".", help="dbt project root (default: .)")
     thrift_cmd.set_defaults(run=_cmd_thrift)

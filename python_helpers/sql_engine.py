@@ -86,14 +86,12 @@ def _connect(host: str, port: int, user: str, retries: int, wait_seconds: float)
     from pyhive import hive  # type: ignore[import-untyped]
     from thrift.transport.TTransport import TTransportException  # type: ignore[import-untyped]
 
-    for attempt in range(retries + 1):
+    for _ in range(retries):
         try:
             return hive.connect(host=host, port=port, username=user)
         except TTransportException:
-            if attempt == retries:
-                raise
             time.sleep(wait_seconds)
-    raise AssertionError("unreachable")
+    return hive.connect(host=host, port=port, username=user)
 
 
 def target_name(target: str | None = None) -> str:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from python_helpers.jars import install_iceberg_jar
-from python_helpers.spark_session import local_spark_conf
+from python_helpers.spark_session import local_spark_conf, profile_output
 
 SERVER_CLASS = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2"
 HOST = "127.0.0.1"
@@ -40,6 +40,12 @@ class Server:
     @property
     def log_file(self) -> Path:
         return self.state / "thrift" / "server.log"
+
+
+def cluster_port(project: Path) -> int:
+    """The port the profile's ``cluster`` target connects to (so a server
+    started there is the one ``CDC_DBT_TARGET=cluster`` reaches)."""
+    return int(profile_output(project, "cluster")["port"])
 
 
 def submit_command(project: Path, server: Server) -> list[str]:

@@ -388,11 +388,9 @@ def _full_landing(root: Path, delivery: prop.Delivery) -> Path:
 class BackgroundRuns:
     """`build_runs` on a thread, started at once: its work is done by dbt
     and Spark in other processes, so the tests that do not need it run
-    meanwhile. The random histories are drawn here, on the caller's thread
-    (hypothesis is not thread-safe)."""
+    meanwhile (the random histories too: they are drawn in a subprocess)."""
 
     def __init__(self, scratch: Path) -> None:
-        self._delivery = property_records(PROPERTY_EXAMPLES, PROPERTY_SEED)
         self._result: dict[str, Any] | None = None
         self._error: BaseException | None = None
         self._thread = threading.Thread(
@@ -402,7 +400,8 @@ class BackgroundRuns:
 
     def _build(self, scratch: Path) -> None:
         try:
-            self._result = build_runs(scratch, self._delivery)
+            delivery = property_records(PROPERTY_EXAMPLES, PROPERTY_SEED)
+            self._result = build_runs(scratch, delivery)
         except BaseException as error:  # re-raised in every test that needs the runs
             self._error = error
 
@@ -425,7 +424,7 @@ def build_runs(scratch: Path, delivery: prop.Delivery) -> dict[str, Any]:
         return _build_runs(scratch, delivery)
     from python_helpers import thrift
 
-    server = thrift.Server(STATE, int(os.environ.get("CDC_SPARK_PORT", "10000")))
+    server = thrift.Server(STATE, thrift.cluster_port(PROJECT))
     thrift.start(PROJECT, server)
     try:
         return _build_runs(scratch, delivery)

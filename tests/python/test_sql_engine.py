@@ -73,3 +73,14 @@ def test_the_cli_engine_refuses_a_non_thrift_cluster(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("CDC_SPARK_METHOD", "http")
     with pytest.raises(ValueError, match="Thrift only"):
         open_engine(PROJECT, "cluster")
+
+
+def test_a_local_server_listens_where_the_cluster_target_connects(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from python_helpers.thrift import cluster_port
+
+    monkeypatch.setenv("CDC_SPARK_PORT", "10123")
+    assert cluster_port(PROJECT) == 10123
+    monkeypatch.delenv("CDC_SPARK_PORT")
+    assert cluster_port(PROJECT) == 10000  # the profile's default
