@@ -15,7 +15,7 @@ DBT := $(VENV)/bin/dbt
 CHROMIUM := /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup run test soak lint typecheck check-generated docs clean bench bench-mongodb \
+.PHONY: setup run test test-fast soak lint ruff typecheck check-generated docs clean bench bench-mongodb \
 	thrift-up thrift-down test-thrift
 
 $(STAMP): requirements.txt requirements-jars.txt
@@ -39,6 +39,13 @@ test: setup $(CHROMIUM)
 	$(PY) -m pytest
 	$(MAKE) --no-print-directory check-generated lint typecheck
 
+## make test-fast: everything that needs no Spark (schema generation, sync,
+## scaffolding, extended JSON, reference models, the CLI's engine) plus
+## sync --check, ruff and mypy: about a minute
+test-fast: setup
+	$(PY) -m pytest -m "not spark"
+	$(MAKE) --no-print-directory check-generated ruff typecheck
+
 ## make soak [EXAMPLES=3000]: the merge property tests on thousands of random
 ## histories (one shared run; the rest of the end-to-end suite runs with it)
 EXAMPLES ?= 3000
@@ -56,6 +63,9 @@ LINT_PROCESSES ?= $(shell nproc 2>/dev/null || echo 1)
 lint: setup
 	CDC_STATE_DIR=$(CDC_STATE_DIR)/lint $(PY) -m python_helpers jars >/dev/null
 	CDC_STATE_DIR=$(CDC_STATE_DIR)/lint $(VENV)/bin/sqlfluff lint --processes $(LINT_PROCESSES) models tests/dbt
+	$(MAKE) --no-print-directory ruff
+
+ruff: setup
 	$(VENV)/bin/ruff check python_helpers tests/python bench
 
 typecheck: setup

@@ -27,6 +27,7 @@ from python_helpers.connect_schema import (
 )
 from python_helpers.extended_json import DocType, merge
 from python_helpers.metadata_topics import CHANGES, SOURCE_TYPES
+from python_helpers.schema_evolution import QUARANTINE, WIDEN, IncompatibleColumn, widen_with
 from python_helpers.spark_types import BASE64, DECIMAL, NUMERIC, decode_column, raw_type
 
 GENERATED_MACRO = Path("macros") / "generated" / "cdc_topic_schemas.sql"
@@ -93,6 +94,16 @@ class TopicSpec:
     # the converter's decimal.format (topic.yml `decimal_format`): Decimals
     # arrive as base64 bytes or as JSON numbers
     decimal_format: str = BASE64
+    # schema evolution (schema_evolution): the topic's policy, the versions
+    # whose row columns the table cannot take in place, the versions whose
+    # block is unreadable (why), and each version's row columns as it
+    # declares them (raw types: a record is checked against its own block)
+    schema_changes: str = QUARANTINE
+    incompatible_versions: dict[str, tuple[IncompatibleColumn, ...]] = field(
+        default_factory=dict, compare=False
+    )
+    invalid_versions: dict[str, str] = field(default_factory=dict, compare=False)
+    version_columns: dict[str, dict[str, str]] = field(default_factory=dict, compare=False)
 
     def merged_with(self, other: TopicSpec) -> TopicSpec:
         """Combine with the spec stored by an earlier sync of the same topic."""
@@ -103,8 +114,15 @@ class TopicSpec:
         if document is not None and other.document is not None:
             document = merge(other.document, document)
         value_schema = merge_schemas(other.value_schema, self.value_schema)
+        incompatible = other.incompatible_versions | self.incompatible_versions
+        if self.schema_changes == WIDEN:
+            value_schema = widen_with(value_schema, [c for v in incompatible.values() for c in v])
+            incompatible = {}
         return replace(
             self,
+            incompatible_versions=dict(sorted(incompatible.items())),
+            invalid_versions=dict(sorted((other.invalid_versions | self.invalid_versions).items())),
+            version_columns=dict(sorted((other.version_columns | self.version_columns).items())),
             connector=other.connector,  # a stray event of another connector changes nothing
             value_schema=value_schema,
             decimal_scales=_merged_scales(other, self, value_schema),
@@ -266,7 +284,28 @@ def render_spec(spec: TopicSpec) -> dict[str, Any]:
         "key_schema": _compact(to_block(spec.key_schema)) if spec.key_schema else None,
         "schema_fingerprints": sorted(spec.schema_fingerprints),
         "decimal_format": spec.decimal_format,
-    }
+    } | _evolution_spec(spec)
+
+
+def _evolution_spec(spec: TopicSpec) -> dict[str, Any]:
+    """The schema-evolution entries of a spec (only those that are set, so
+    a topic with one schema version renders as before)."""
+    out: dict[str, Any] = {}
+    if spec.schema_changes != QUARANTINE:
+        out["schema_changes"] = spec.schema_changes
+    if spec.incompatible_versions:
+        out["incompatible_versions"] = {
+            fp: [c.to_spec() for c in columns]
+            for fp, columns in sorted(spec.incompatible_versions.items())
+        }
+    if spec.invalid_versions:
+        out["invalid_versions"] = dict(sorted(spec.invalid_versions.items()))
+    if spec.version_columns:
+        out["version_columns"] = {
+            fp: dict(sorted(columns.items()))
+            for fp, columns in sorted(spec.version_columns.items())
+        }
+    return out
 
 
 def _render_metadata_spec(spec: TopicSpec) -> dict[str, Any]:
@@ -322,6 +361,8 @@ def _version_scales(spec: TopicSpec, column: str) -> dict[str, Any]:
     if spec.decimal_format == NUMERIC:
         return {}  # a JSON number carries its own scale
     scale = _column_scales(spec.value_schema).get(column)
+    if scale is None:
+        return {}  # no longer a Decimal (widened): the versions' scales do not apply
     differing = {
         fp: s for fp, s in sorted(spec.decimal_scales.get(column, {}).items()) if s != scale
     }
@@ -374,5 +415,14 @@ def read_macro(text: str) -> dict[str, TopicSpec]:
                 if column.get("version_scales")
             },
             decimal_format=item.get("decimal_format", BASE64),
+            schema_changes=item.get("schema_changes", QUARANTINE),
+            incompatible_versions={
+                fp: tuple(IncompatibleColumn.from_spec(c) for c in columns)
+                for fp, columns in (item.get("incompatible_versions") or {}).items()
+            },
+            invalid_versions=dict(item.get("invalid_versions") or {}),
+            version_columns={
+                fp: dict(columns) for fp, columns in (item.get("version_columns") or {}).items()
+            },
         )
     return specs

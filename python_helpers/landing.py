@@ -9,10 +9,14 @@ A file is either
   (the message value string, ``null`` for a tombstone); or
 * **plain form**: every line is one message value as a Kafka Connect
   file/S3 sink writes it; an empty line is a tombstone. The topic is the
-  folder name, the partition is 0 and the offset is the line's position across
-  the folder's plain files taken in name order.
+  folder name; such a record has no Kafka coordinates (the partition is
+  null, so it is never taken for a duplicate of a record that has them) and
+  its offset column holds the line's position across the folder's plain
+  files taken in name order (the ordering's last tie-break).
 
-The form of a file is judged by its first non-empty line. Reading the
+The form of a file is judged by the first of its first lines that is JSON
+(a byte-order mark ignored): a kcat object makes it a kcat file. A first
+line that is cut short or garbled does not decide it. Reading the
 records themselves is Spark's job (``raw_store``); this module only looks at
 file names, sizes and first lines, so it costs nothing on large dumps.
 """
@@ -25,6 +29,11 @@ from pathlib import Path
 
 KCAT_KEYS = frozenset({"topic", "partition", "offset", "payload"})
 TOPIC_CONFIG_FILE = "topic.yml"
+BOM = "\ufeff"
+# how many non-empty lines may fail to parse before a file's form is judged
+# plain: every line of a kcat file is a kcat object, so the first that
+# parses decides
+_FORM_LINES = 100
 _CHUNK = 1 << 20
 
 
@@ -49,26 +58,31 @@ def topic_dirs(landing: Path) -> list[Path]:
     return sorted(p for p in landing.iterdir() if p.is_dir() and not p.name.startswith("."))
 
 
-def _is_kcat_line(line: str) -> bool:
+def _parsed_line(line: str) -> object:
+    """The JSON of one line (a byte-order mark ignored), or None."""
     try:
-        parsed = json.loads(line)
-    except ValueError:
-        return False
-    return isinstance(parsed, dict) and parsed.keys() >= KCAT_KEYS
-
-
-def _first_content_line(path: Path) -> str | None:
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        for line in handle:
-            if line.strip():
-                return line
-    return None
+        return json.loads(line.lstrip(BOM))
+    except (ValueError, RecursionError):
+        return None
 
 
 def is_kcat_file(path: Path) -> bool:
-    """Whether a landing file is in kcat form (judged by its first record)."""
-    first = _first_content_line(path)
-    return first is not None and _is_kcat_line(first)
+    """Whether a landing file is in kcat form: judged by the first of its
+    first non-empty lines that is JSON (kcat form if that is a kcat object),
+    so a first line cut short, garbled or behind a byte-order mark does not
+    turn a kcat file into a plain one."""
+    tried = 0
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            if not line.strip(BOM + " \t\r\n"):
+                continue
+            parsed = _parsed_line(line)
+            if parsed is not None:
+                return isinstance(parsed, dict) and parsed.keys() >= KCAT_KEYS
+            tried += 1
+            if tried >= _FORM_LINES:
+                break
+    return False
 
 
 def jsonl_paths(topic_dir: Path) -> list[Path]:

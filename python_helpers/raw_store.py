@@ -12,10 +12,12 @@ is one batch (``landing_batch``, strictly increasing) and works like this:
    number), parses the kcat wrapper where there is one, and appends the
    records to the raw table in one commit, in file order;
 3. records whose identity — (partition, offset), or (file, line) for a line
-   without coordinates — was already landed, or occurs twice in the batch,
-   are found on the narrow coordinate columns (older files outside the
-   batch's offset range are pruned by Iceberg's file statistics) and
-   deleted from the batch;
+   without coordinates (every plain-form line) — was already landed, or
+   occurs twice in the batch, are found on the narrow coordinate columns
+   (older files outside the batch's offset range are pruned by Iceberg's
+   file statistics), written to the ledger ``cdc_landing._landing_duplicates``
+   (what was dropped, and why) and deleted from the batch: every line read
+   is a raw row or a ledger row;
 4. the manifest rows of the batch are written: this commits the batch. A
    batch found in a raw table without manifest rows (a landing that died
    between 2 and 4) is deleted at the start of the next landing, and its
@@ -49,6 +51,7 @@ from python_helpers.sql_engine import SqlEngine, first_value
 
 RAW_SCHEMA = "cdc_landing"
 MANIFEST_TABLE = "_landing_manifest"
+DUPLICATES_TABLE = "_landing_duplicates"
 RAW_COLUMNS = (
     ("kafka_topic", "string"),
     ("kafka_partition", "int"),
@@ -69,6 +72,15 @@ MANIFEST_COLUMNS = (
     ("file_sha256", "string"),
     ("lines", "bigint"),
     ("landing_batch", "bigint"),
+)
+DUPLICATE_COLUMNS = (
+    ("raw_table", "string"),
+    ("landing_file", "string"),
+    ("landing_line", "bigint"),
+    ("kafka_partition", "int"),
+    ("kafka_offset", "bigint"),
+    ("landing_batch", "bigint"),
+    ("reason", "string"),
 )
 TABLE_PROPERTIES = {
     "format-version": "2",
@@ -166,6 +178,10 @@ def _roll_back_uncommitted(engine: SqlEngine, table: str, committed: int) -> int
     if newest is None or newest <= committed:
         return 0
     engine.sql(f"delete from {RAW_SCHEMA}.{table} where landing_batch > {committed}")
+    engine.sql(
+        f"delete from {RAW_SCHEMA}.{DUPLICATES_TABLE}"
+        f" where raw_table = '{_quote(table)}' and landing_batch > {committed}"
+    )
     return 1
 
 
@@ -210,7 +226,10 @@ def read_batch(engine: SqlEngine, topic: str, plans: list[FilePlan], batch: int)
     """The select of the records of the planned files as rows of the raw
     table (over the temporary view of their lines it creates)."""
     scans = "\n        union all\n        ".join(
-        "select value as line, _metadata.file_name as file_name,"
+        # a byte-order mark (at the start of a file, or of any line of
+        # files joined together) is no part of a record
+        "select if(startswith(value, '\\uFEFF'), substr(value, 2), value) as line,"
+        " _metadata.file_name as file_name,"
         f" monotonically_increasing_id() & {_ROW_IN_PARTITION} as line_no"
         f" from text.`{str(p.file.path.resolve()).replace('`', '``')}`"
         for p in plans
@@ -239,7 +258,10 @@ def read_batch(engine: SqlEngine, topic: str, plans: list[FilePlan], batch: int)
         select
             case when plan.is_kcat then coalesce(kcat.topic, '{topic_literal}')
                 else '{topic_literal}' end as kafka_topic,
-            case when plan.is_kcat then kcat.partition else 0 end as kafka_partition,
+            -- a plain-form line has no Kafka coordinates: no partition (it is
+            -- never taken for a duplicate of a record that has them); its
+            -- offset is its position across the folder's plain files
+            case when plan.is_kcat then kcat.partition end as kafka_partition,
             case when plan.is_kcat then kcat.offset
                 else plan.first_offset + line_no end as kafka_offset,
             kcat.ts as kafka_timestamp_ms,
@@ -332,9 +354,13 @@ def _repair_duplicates(engine: SqlEngine, table: str, batch: int, summary: Batch
             ) as occurrence
             from batch_rows where not by_line
         )
-        select landing_file, landing_line from numbered where occurrence > 1
+        select landing_file, landing_line, kafka_partition, kafka_offset,
+            'repeated in the batch' as reason
+        from numbered where occurrence > 1
         union all
-        select b.landing_file, b.landing_line from batch_rows as b
+        select b.landing_file, b.landing_line, b.kafka_partition, b.kafka_offset,
+            'landed before' as reason
+        from batch_rows as b
         left semi join older as o on
             (not b.by_line and b.kafka_partition = o.kafka_partition
                 and b.kafka_offset = o.kafka_offset)
@@ -342,12 +368,27 @@ def _repair_duplicates(engine: SqlEngine, table: str, batch: int, summary: Batch
                 and b.landing_line = o.landing_line)
         """
     )
-    found = int(first_value(engine, "select count(*) from _cdc_landing_duplicates"))
+    found = int(
+        first_value(
+            engine,
+            "select count(*) from (select distinct landing_file, landing_line"
+            " from _cdc_landing_duplicates)",
+        )
+    )
     if found:
         engine.sql(
             f"""
+            insert into {RAW_SCHEMA}.{DUPLICATES_TABLE}
+            select '{_quote(table)}', landing_file, landing_line, kafka_partition, kafka_offset,
+                {batch}L, min(reason)
+            from _cdc_landing_duplicates
+            group by landing_file, landing_line, kafka_partition, kafka_offset
+            """
+        )
+        engine.sql(
+            f"""
             merge into {name} as raw
-            using (select distinct * from _cdc_landing_duplicates) as dup
+            using (select distinct landing_file, landing_line from _cdc_landing_duplicates) as dup
             on raw.landing_batch = {batch} and raw.landing_file = dup.landing_file
                 and raw.landing_line = dup.landing_line
             when matched then delete
@@ -485,6 +526,7 @@ def prepare(engine: SqlEngine) -> None:
     """Create the landing database and the manifest table."""
     engine.sql(f"create database if not exists {RAW_SCHEMA}")
     _create_table(engine, f"{RAW_SCHEMA}.{MANIFEST_TABLE}", MANIFEST_COLUMNS)
+    _create_table(engine, f"{RAW_SCHEMA}.{DUPLICATES_TABLE}", DUPLICATE_COLUMNS)
 
 
 def land_all(

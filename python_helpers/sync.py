@@ -41,6 +41,7 @@ from python_helpers.mongodb import KEY_FIELD, MONGODB, envelope_schema
 from python_helpers.naming import unsupported_connector
 from python_helpers.project_check import check_project
 from python_helpers.scaffold import scaffold_all
+from python_helpers.schema_evolution import POLICIES, QUARANTINE, version_raw_columns
 from python_helpers.spark_types import BASE64, DECIMAL_FORMATS, check_decodable
 from python_helpers.topic_schema import TopicSchemas, scan_file
 
@@ -125,6 +126,18 @@ def _decimal_format(topic_dir: Path, config: dict[str, Any]) -> str:
     return value
 
 
+def _schema_changes(topic_dir: Path, config: dict[str, Any]) -> str:
+    """The topic's schema-change policy (topic.yml `schema_changes`, see
+    schema_evolution; default quarantine)."""
+    value = str(config.get("schema_changes", QUARANTINE)).lower()
+    if value not in POLICIES:
+        raise SpecError(
+            f"{topic_dir / TOPIC_CONFIG_FILE}: schema_changes is {value!r}; expected one of"
+            f" {', '.join(POLICIES)}"
+        )
+    return value
+
+
 def _wants_history(topic_dir: Path, config: dict[str, Any]) -> bool:
     """``history: true`` in topic.yml: scaffold an SCD type 2 history model."""
     value = config.get("history", False)
@@ -198,15 +211,19 @@ class ScanState:
 
 
 def collect_topic(
-    topic_dir: Path, state: ScanState, known: TopicSpec | None = None
+    topic_dir: Path, state: ScanState, known: TopicSpec | None = None, policy: str = QUARANTINE
 ) -> tuple[TopicSchemas, bool, int]:
     """Scan what is new in one topic folder: (schemas, anything new, bytes).
     A MongoDB topic's new events are read against the document type already
-    ``known`` (an update's `tags.0` addresses an item of a known array)."""
+    ``known`` (an update's `tags.0` addresses an item of a known array); new
+    schema versions are judged against the table schema ``known`` holds,
+    under the topic's schema-change ``policy``."""
     collected = TopicSchemas(
         topic_dir.name,
         seen=set(state.seen.get(topic_dir.name, ())),
         document=known.document if known is not None else None,
+        policy=policy,
+        established=known.value_schema if known is not None else None,
     )
     new = False
     scanned = 0
@@ -280,6 +297,14 @@ def spec_for_topic(
         schema_fingerprints=frozenset(collected.schema_fingerprints),
         decimal_scales=decimal_scales(collected.versions),
         decimal_format=_decimal_format(topic_dir, config),
+        schema_changes=_schema_changes(topic_dir, config),
+        incompatible_versions={fp: tuple(c) for fp, c in collected.incompatible.items()},
+        invalid_versions=dict(collected.invalid),
+        version_columns={
+            fp: columns
+            for fp, schema in collected.versions.items()
+            if (columns := version_raw_columns(schema))
+        },
     )
     return spec, None
 
@@ -307,11 +332,15 @@ def sync(
     configs = {d.name: _topic_config(d) for d in dirs}
     for topic_dir in dirs:  # a wrong setting stops sync, naming the file
         _decimal_format(topic_dir, configs[topic_dir.name])
+        _schema_changes(topic_dir, configs[topic_dir.name])
     histories = {d.name for d in dirs if _wants_history(d, configs[d.name])}
     dirs.sort(key=lambda d: bool(configs[d.name].get("schema_from")))
     for topic_dir in dirs:
         started = time.monotonic()
-        collected, new, scanned = collect_topic(topic_dir, state, specs.get(topic_dir.name))
+        policy = _schema_changes(topic_dir, configs[topic_dir.name])
+        collected, new, scanned = collect_topic(
+            topic_dir, state, specs.get(topic_dir.name), policy
+        )
         result.bytes_scanned += scanned
         if not new and topic_dir.name in specs:
             result.files_unchanged += 1

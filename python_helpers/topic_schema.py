@@ -12,6 +12,7 @@ file: a sync with nothing new reads nothing).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -19,10 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from python_helpers.connect_schema import ConnectSchema, merge_schemas, parse_schema
+from python_helpers.connect_schema import ConnectSchema, SchemaError, merge_schemas, parse_schema
 from python_helpers.extended_json import DocType
 from python_helpers.metadata_topics import CHANGES, METADATA_CONNECTOR, TRANSACTIONS, kind_of
 from python_helpers.mongodb import MONGODB, is_mongodb, observe
+from python_helpers.schema_evolution import QUARANTINE, IncompatibleColumn, evolve
 
 # Huawei MRS CDL (both message versions) names no Debezium connector.
 CDL_CONNECTOR = "cdl"
@@ -73,6 +75,14 @@ class TopicSchemas:
     schema_fingerprints: set[str] = field(default_factory=set)
     # the value schema of each fingerprint (per-version decoding)
     versions: dict[str, ConnectSchema] = field(default_factory=dict)
+    # schema evolution (see schema_evolution): the topic's policy, the table
+    # schema an earlier sync established, and the versions whose row
+    # columns it cannot take in place
+    policy: str = QUARANTINE
+    established: ConnectSchema | None = None
+    incompatible: dict[str, list[IncompatibleColumn]] = field(default_factory=dict)
+    # versions whose block is not a readable Kafka Connect schema: why
+    invalid: dict[str, str] = field(default_factory=dict)
 
     def _merged(self, current: ConnectSchema | None, block: dict[str, Any]) -> ConnectSchema:
         parsed = parse_schema(block)
@@ -82,13 +92,8 @@ class TopicSchemas:
         """Merge the schema block and source facts of one parsed value
         (``fingerprint``: of its schema block's text, when known)."""
         schema = value.get("schema") if "payload" in value else None
-        if isinstance(schema, dict):
-            parsed = parse_schema(schema)
-            if fingerprint is not None:
-                self.versions[fingerprint] = parsed
-            self.value_schema = (
-                parsed if self.value_schema is None else merge_schemas(self.value_schema, parsed)
-            )
+        if isinstance(schema, dict) and not self._add_version(schema, fingerprint):
+            return
         payload = value.get("payload") if "payload" in value else value
         if not isinstance(payload, dict):
             return
@@ -117,11 +122,31 @@ class TopicSchemas:
             table = payload["TABLE_NAME"]
             self.source_table = self.source_table or (f"{owner}_{table}" if owner else table)
 
+    def _add_version(self, block: dict[str, Any], fingerprint: str | None) -> bool:
+        """Judge one schema version against the table; False when its
+        block cannot be read (its records are quarantined, not merged)."""
+        try:
+            parsed = parse_schema(block)
+        except (SchemaError, RecursionError) as error:
+            reason = "nested too deep" if isinstance(error, RecursionError) else str(error)
+            if fingerprint is not None:
+                self.invalid[fingerprint] = reason[:300]
+            return False
+        if fingerprint is not None:
+            self.versions[fingerprint] = parsed
+        base = self.value_schema if self.value_schema is not None else self.established
+        self.value_schema, found = evolve(base, parsed, self.policy)
+        if found and fingerprint is not None:
+            self.incompatible[fingerprint] = found
+        return True
+
     def add_key(self, key: dict[str, Any]) -> None:
         """Merge the schema block of one parsed key."""
         schema = key.get("schema") if "payload" in key else None
         if isinstance(schema, dict):
-            self.key_schema = self._merged(self.key_schema, schema)
+            # an unreadable key block is skipped: the base model checks keys
+            with contextlib.suppress(SchemaError, RecursionError):
+                self.key_schema = self._merged(self.key_schema, schema)
 
 
 def source_table_name(source: dict[str, Any]) -> str | None:
@@ -158,9 +183,12 @@ def _kcat_field(line: bytes, name: bytes) -> int:
 
 
 def _loads(text: bytes | str) -> Any:
+    """The parsed JSON, or None for text that is not JSON or is nested
+    deeper than Python's parser goes (such a record is quarantined by the
+    base model; it must not stop the scan)."""
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 

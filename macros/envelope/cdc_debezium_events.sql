@@ -49,7 +49,8 @@
         select
             rowed.*,
             case
-                {{ _cdc_record_reasons('rowed') | indent(12) }}
+                {{ _cdc_record_reasons('rowed', _cdc_version_reasons(spec, 'rowed'))
+                    | indent(12) }}
                 {%- if spec.schema_fingerprints %}
                 when {{ _cdc_not_covered('rowed._schema_fingerprint', spec) }}
                     then 'schema_not_covered'
@@ -71,6 +72,11 @@
                     then 'unknown_connector'
                 {%- endif %}
                 when rowed._event.op not in ('c', 'r', 'u', 'd', 't') then 'unsupported_op'
+                when rowed._event.op in ('c', 'r', 'u') and rowed._event.after is null
+                    then 'missing_row_image'
+                when rowed._event.op = 'd' and rowed._event.before is null
+                    and rowed.kafka_key is null
+                    then 'missing_row_image'
                 {%- for key in primary_key %}
                 when rowed._event.op != 't'
                     and {{ _cdc_key_expr(key, spec, 'rowed.') }} is null
@@ -85,7 +91,8 @@
                 {%- endif %}
             end as _quarantine_reason,
             case
-                {{ _cdc_record_details('rowed') | indent(16) }}
+                {{ _cdc_record_details('rowed', _cdc_version_details(spec, 'rowed'))
+                    | indent(16) }}
                 when rowed._message._unparsed is not null
                     and json_object_keys(rowed.kafka_value) is not null
                     then concat(
@@ -131,6 +138,11 @@
                 {%- endif %}
                 when rowed._event.op not in ('c', 'r', 'u', 'd', 't')
                     then concat('op = ', rowed._event.op)
+                when rowed._event.op in ('c', 'r', 'u') and rowed._event.after is null
+                    then concat('op = ', rowed._event.op, ' without an after image: nothing to apply')
+                when rowed._event.op = 'd' and rowed._event.before is null
+                    and rowed.kafka_key is null
+                    then 'a delete with neither a before image nor a Kafka key: no key to delete'
                 {%- if spec.key_type %}
                 when rowed.kafka_key is not null and json_object_keys(rowed.kafka_key) is null
                     then 'the Kafka key is not a JSON object'
@@ -181,6 +193,109 @@
             ) as normalized
         ) as rowed
     ) as events
+{%- endmacro %}
+
+{#- The `when` branches judging a record by its own schema version (see
+    python_helpers/schema_evolution.py), before its parse against the
+    table's schema is looked at: an unreadable block (invalid_schema_block),
+    a row image that contradicts the types its own block declares
+    (schema_contradiction), a version that changes a column's type in a way
+    the table cannot take in place (incompatible_schema_change, under the
+    topic's default schema_changes policy). -#}
+{% macro _cdc_version_reasons(spec, record) -%}
+    {%- set fingerprint = record ~ '._schema_fingerprint' -%}
+    {%- if spec.invalid_versions %}
+    when {{ fingerprint }} in ('{{ spec.invalid_versions | join("', '") }}')
+        then 'invalid_schema_block'
+    {%- endif %}
+    {%- for version, columns in _cdc_version_checks(spec).items() %}
+    when {{ fingerprint }} = '{{ version }}'
+        and {{ _cdc_contradicted(spec, record ~ '.kafka_value', columns) }} is not null
+        then 'schema_contradiction'
+    {%- endfor %}
+    {%- if spec.incompatible_versions %}
+    when {{ fingerprint }} in ('{{ spec.incompatible_versions | join("', '") }}')
+        then 'incompatible_schema_change'
+    {%- endif %}
+{%- endmacro %}
+
+{#- The details of _cdc_version_reasons, in the same order. -#}
+{% macro _cdc_version_details(spec, record) -%}
+    {%- set fingerprint = record ~ '._schema_fingerprint' -%}
+    {%- for version, reason in (spec.invalid_versions or {}).items() %}
+    when {{ fingerprint }} = '{{ version }}'
+        then 'the schema block (md5 {{ version }}) is not a Kafka Connect schema: {{
+            _cdc_sql_text(reason) }}'
+    {%- endfor %}
+    {%- for version, columns in _cdc_version_checks(spec).items() %}
+    when {{ fingerprint }} = '{{ version }}'
+        and {{ _cdc_contradicted(spec, record ~ '.kafka_value', columns) }} is not null
+        then concat(
+            {{ _cdc_contradicted(spec, record ~ '.kafka_value', columns) }},
+            ' contradicts the type its own schema block (md5 {{ version }}) declares'
+        )
+    {%- endfor %}
+    {%- for version, columns in (spec.incompatible_versions or {}).items() %}
+    when {{ fingerprint }} = '{{ version }}'
+        then concat(
+            {%- for column in columns %}
+            'column {{ column.column }}: the table has {{ column.table_type }},',
+            ' this schema version (md5 {{ version }}) declares {{ column.version_type }}; ',
+            {%- endfor %}
+            'kept out of the table. To take it: schema_changes: widen in topic.yml, sync,',
+            ' then dbt build --full-refresh --select {{ this.identifier }}+'
+        )
+    {%- endfor %}
+{%- endmacro %}
+
+{#- Per version with checkable columns, the row columns whose type its own
+    block declares differently from the table's (a record of the version is
+    parsed again with those types): {fingerprint: {column: raw type}}. -#}
+{% macro _cdc_version_checks(spec) -%}
+    {%- set table_types = {} -%}
+    {%- for column in spec.columns -%}
+        {%- do table_types.update({column.name: column.raw_type}) -%}
+    {%- endfor -%}
+    {%- set checks = {} -%}
+    {%- for version, columns in (spec.version_columns or {}).items() -%}
+        {%- set differing = {} -%}
+        {%- for name, raw_type in columns.items() -%}
+            {%- if name in table_types and table_types[name] != raw_type -%}
+                {%- do differing.update({name: raw_type}) -%}
+            {%- endif -%}
+        {%- endfor -%}
+        {%- if differing -%}{%- do checks.update({version: differing}) -%}{%- endif -%}
+    {%- endfor -%}
+    {{- return(checks) -}}
+{%- endmacro %}
+
+{#- 'column a (declared int), ...' for the `columns` ({name: raw type})
+    whose value in a row image of `value` its type cannot read, else null. -#}
+{% macro _cdc_contradicted(spec, value, columns) -%}
+    {%- set images = ['data', 'before'] if spec.envelope == 'cdl_json' else ['after', 'before'] -%}
+    nullif(concat_ws(', '
+    {%- for name, raw_type in columns.items() %},
+        if(
+            {%- for image in images %}
+            from_json(
+                coalesce(
+                    get_json_object({{ value }}, '$.payload.{{ image }}'),
+                    get_json_object({{ value }}, '$.{{ image }}')
+                ),
+                'struct<`{{ name }}`: {{ raw_type }}, `_cdc_corrupt`: string>',
+                map('columnNameOfCorruptRecord', '_cdc_corrupt')
+            )._cdc_corrupt is not null{{ ' or' if not loop.last }}
+            {%- endfor %},
+            'column {{ name }} (declared {{ raw_type }})',
+            null
+        )
+    {%- endfor %}
+    ), '')
+{%- endmacro %}
+
+{#- A Jinja text as the body of a SQL string literal. -#}
+{% macro _cdc_sql_text(text) -%}
+    {{- text | replace('\\', '\\\\') | replace("'", "\\'") -}}
 {%- endmacro %}
 
 {#- Whether a topic's events name their connector in `source.connector`

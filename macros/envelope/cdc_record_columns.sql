@@ -34,17 +34,25 @@
 
 {#- The `when ... then '<reason>'` branches of `_quarantine_reason` that
     hold for any record: bytes that are not UTF-8 (value or key), an
-    unreadable landing line, a tombstone, a value over the size limit, JSON
-    cut short (an object without its closing brace), a value that is not
-    JSON, or JSON whose types contradict the schema. `record.` prefixes the
-    landed columns and the parsed `_message`. -#}
-{% macro _cdc_record_reasons(record) -%}
+    unreadable landing line, a tombstone, the JSON text `null`, a value over
+    the size limit, JSON nested deeper than the reader goes, JSON cut short
+    (an object without its closing brace), a value that is not JSON, a value
+    whose envelope names a field twice, or JSON whose types contradict the
+    schema. `record.` prefixes the landed columns and the parsed `_message`.
+    `checks`: further `when` branches (the schema-version checks of a
+    change topic) tried before the last, type_mismatch, which they refine. -#}
+{% macro _cdc_record_reasons(record, checks='') -%}
     when {{ cdc_not_utf8(record ~ '.kafka_value') }} or {{ cdc_not_utf8(record ~ '.kafka_key') }}
         then 'not_utf8'
     when {{ record }}.landing_error is not null then 'unreadable_landing_record'
     when {{ record }}.kafka_value is null then 'tombstone'
+    when trim({{ record }}.kafka_value) = 'null' then 'null_value'
     when octet_length({{ record }}.kafka_value) > {{ cdc_max_value_bytes() }}
         then 'oversized_value'
+    when {{ record }}._message._unparsed is not null
+        and json_object_keys({{ record }}.kafka_value) is null
+        and {{ cdc_json_depth(record ~ '.kafka_value') }} > {{ cdc_max_json_depth() }}
+        then 'nested_too_deep'
     when {{ record }}._message._unparsed is not null
         and json_object_keys({{ record }}.kafka_value) is null
         and startswith(ltrim({{ record }}.kafka_value), '{')
@@ -53,12 +61,80 @@
     when {{ record }}._message._unparsed is not null
         and json_object_keys({{ record }}.kafka_value) is null
         then 'malformed_json'
+    when {{ _cdc_repeated_envelope_fields(record ~ '.kafka_value') }} != ''
+        then 'duplicate_field'
+    {{ checks }}
     when {{ record }}._message._unparsed is not null then 'type_mismatch'
 {%- endmacro %}
 
+{#- The deepest nesting of objects and arrays in a JSON text (brackets in
+    strings do not count). Spark's JSON reader refuses a text nested deeper
+    than cdc_max_json_depth(); this names that reason for a record it could
+    not read (evaluated for such records only: it walks the text). -#}
+{% macro cdc_json_depth(text) -%}
+    aggregate(
+        split(regexp_replace({{ text }}, '[^\\[\\]{}"\\\\]', ''), ''),
+        named_struct('depth', 0, 'deepest', 0, 'quoted', false, 'escaped', false),
+        (walk, c) -> case
+            when walk.escaped then named_struct(
+                'depth', walk.depth, 'deepest', walk.deepest, 'quoted', true, 'escaped', false
+            )
+            when walk.quoted and c = '\\' then named_struct(
+                'depth', walk.depth, 'deepest', walk.deepest, 'quoted', true, 'escaped', true
+            )
+            when c = '"' then named_struct(
+                'depth', walk.depth, 'deepest', walk.deepest,
+                'quoted', not walk.quoted, 'escaped', false
+            )
+            when walk.quoted then walk
+            when c in ('[', '{') then named_struct(
+                'depth', walk.depth + 1, 'deepest', greatest(walk.deepest, walk.depth + 1),
+                'quoted', false, 'escaped', false
+            )
+            when c in (']', '}') then named_struct(
+                'depth', walk.depth - 1, 'deepest', walk.deepest, 'quoted', false, 'escaped', false
+            )
+            else walk
+        end,
+        walk -> walk.deepest
+    )
+{%- endmacro %}
+
+{#- The deepest nesting Spark's JSON reader (Jackson's default limit)
+    reads: a value nested deeper is quarantined as nested_too_deep. Fixed by
+    the reader, not a setting. -#}
+{% macro cdc_max_json_depth() -%}
+    1000
+{%- endmacro %}
+
+{#- The envelope fields that decide what a change does (op, before, after)
+    named twice in one object of a value, as text ('op, after'), else ''.
+    A JSON reader keeps the last copy silently; the JsonConverter never
+    writes a field twice, so such a record is quarantined. A cheap scan
+    finds the candidates (a field name written four or more times); only
+    those have their envelope's keys listed. -#}
+{% macro _cdc_repeated_envelope_fields(text) -%}
+    if(
+        size(split({{ text }}, '"(?:op|before|after)"\\s*:', 5)) = 5,
+        concat_ws(', ', array_distinct(filter(
+            concat(
+                coalesce(json_object_keys(get_json_object({{ text }}, '$.payload')), array()),
+                coalesce(json_object_keys({{ text }}), array())
+            ),
+            (name, i) -> name in ('op', 'before', 'after')
+                and i != array_position(concat(
+                    coalesce(json_object_keys(get_json_object({{ text }}, '$.payload')), array()),
+                    coalesce(json_object_keys({{ text }}), array())
+                ), name) - 1
+        ))),
+        ''
+    )
+{%- endmacro %}
+
 {#- The `when ... then '<detail>'` branches of `_quarantine_detail` for the
-    reasons of _cdc_record_reasons that need one. -#}
-{% macro _cdc_record_details(record) -%}
+    reasons of _cdc_record_reasons that need one (`checks`: the details of
+    the extra checks given to it, in the same place). -#}
+{% macro _cdc_record_details(record, checks='') -%}
     when {{ cdc_not_utf8(record ~ '.kafka_value') }} or {{ cdc_not_utf8(record ~ '.kafka_key') }}
         then concat(
             'bytes that are not UTF-8 in the ',
@@ -71,6 +147,8 @@
         )
     when {{ record }}.landing_error is not null then {{ record }}.landing_error
     when {{ record }}.kafka_value is null then null
+    when trim({{ record }}.kafka_value) = 'null'
+        then 'the value is the JSON text null (a tombstone has no value at all)'
     when octet_length({{ record }}.kafka_value) > {{ cdc_max_value_bytes() }}
         then concat(
             'the value is ', octet_length({{ record }}.kafka_value), ' bytes, over the limit of',
@@ -78,10 +156,23 @@
         )
     when {{ record }}._message._unparsed is not null
         and json_object_keys({{ record }}.kafka_value) is null
+        and {{ cdc_json_depth(record ~ '.kafka_value') }} > {{ cdc_max_json_depth() }}
+        then concat(
+            'JSON nested ', {{ cdc_json_depth(record ~ '.kafka_value') }}, ' levels deep,',
+            ' deeper than the {{ cdc_max_json_depth() }} levels the JSON reader reads'
+        )
+    when {{ record }}._message._unparsed is not null
+        and json_object_keys({{ record }}.kafka_value) is null
         then concat(
             'not JSON (', octet_length({{ record }}.kafka_value), ' bytes, ending with ',
             right({{ record }}.kafka_value, 20), ')'
         )
+    when {{ _cdc_repeated_envelope_fields(record ~ '.kafka_value') }} != ''
+        then concat(
+            'the envelope names ', {{ _cdc_repeated_envelope_fields(record ~ '.kafka_value') }},
+            ' more than once (a JSON reader would keep the last copy)'
+        )
+    {{ checks }}
 {%- endmacro %}
 
 {#- The change-data-capture metadata columns of a change-event base model

@@ -92,6 +92,9 @@ topics:
     - 347433e3f3b915072ab7acb51a2ce0a8
     - 609f92e17d4b77f62e8e1bfe90e073a3
     decimal_format: base64
+    version_columns:
+      347433e3f3b915072ab7acb51a2ce0a8:
+        id: int
   RW_CDC_0:
     connector: mysql
     kind: schema_changes
@@ -269,6 +272,10 @@ topics:
     schema_fingerprints:
     - e435e4277070f2d762d4682a6956f095
     decimal_format: base64
+    version_columns:
+      e435e4277070f2d762d4682a6956f095:
+        count1: bigint
+        id: int
   cdl_json.public.ct_pg2hudi:
     connector: cdl
     envelope: cdl_json
@@ -351,6 +358,11 @@ topics:
     schema_fingerprints:
     - 14edc66d5350e537685c3eb09c81ce3a
     decimal_format: base64
+    version_columns:
+      14edc66d5350e537685c3eb09c81ce3a:
+        count1: bigint
+        id: int
+        time1: bigint
   dbserver1.inventory.customers:
     connector: mysql
     envelope: debezium
@@ -442,6 +454,9 @@ topics:
     schema_fingerprints:
     - 343a20d1c9155409c3e31810b260e168
     decimal_format: base64
+    version_columns:
+      343a20d1c9155409c3e31810b260e168:
+        id: int
   fullfillment.inventory.products:
     connector: postgresql
     envelope: debezium
@@ -524,6 +539,10 @@ topics:
     schema_fingerprints:
     - 7b99a5039555753836e8e87cc0c3dd5d
     decimal_format: base64
+    version_columns:
+      7b99a5039555753836e8e87cc0c3dd5d:
+        id: int
+        weight: double
   fullfillment1.inventory.inventory:
     connector: mongodb
     envelope: mongodb
@@ -1950,6 +1969,29 @@ topics:
     schema_fingerprints:
     - c9ccb021130a7b9ef1194522c11bbaf5
     decimal_format: base64
+    version_columns:
+      c9ccb021130a7b9ef1194522c11bbaf5:
+        f_bigint: bigint
+        f_bit1: boolean
+        f_date: int
+        f_datetime: bigint
+        f_double: double
+        f_double_precision: double
+        f_float: double
+        f_int: int
+        f_int_unsigned: bigint
+        f_integer: int
+        f_integer_unsigned: bigint
+        f_mediumint: int
+        f_mediumint_unsigned: int
+        f_real: double
+        f_smallint: smallint
+        f_smallint_unsigned: int
+        f_time: bigint
+        f_tinyint: smallint
+        f_tinyint_unsigned: smallint
+        f_year: int
+        id: int
   noschema.inventory.customers:
     connector: mysql
     envelope: debezium
@@ -2241,6 +2283,18 @@ topics:
     schema_fingerprints:
     - d4ce8651848849a422ba41f4dd4c9b58
     decimal_format: base64
+    version_columns:
+      d4ce8651848849a422ba41f4dd4c9b58:
+        c_balance: float
+        c_credit_lim: float
+        c_d_id: int
+        c_delivery_cnt: int
+        c_discount: float
+        c_id: int
+        c_n_nationkey: int
+        c_payment_cnt: int
+        c_w_id: int
+        c_ytd_payment: float
   postgres.tpcch.district:
     connector: postgresql
     envelope: debezium
@@ -2370,6 +2424,13 @@ topics:
     schema_fingerprints:
     - 5857a09864ee181ced06a0741202e833
     decimal_format: base64
+    version_columns:
+      5857a09864ee181ced06a0741202e833:
+        d_id: int
+        d_next_o_id: int
+        d_tax: float
+        d_w_id: int
+        d_ytd: float
   postgres.tpcch.neworder:
     connector: postgresql
     envelope: debezium
@@ -2449,6 +2510,11 @@ topics:
     schema_fingerprints:
     - f662cdfe753e4b40776d3ed0850691d6
     decimal_format: base64
+    version_columns:
+      f662cdfe753e4b40776d3ed0850691d6:
+        no_d_id: int
+        no_o_id: int
+        no_w_id: int
   postgres.tpcch.warehouse:
     connector: postgresql
     envelope: debezium
@@ -2565,6 +2631,11 @@ topics:
     schema_fingerprints:
     - fb5c811a6ddefb420cd9d38203c8c025
     decimal_format: base64
+    version_columns:
+      fb5c811a6ddefb420cd9d38203c8c025:
+        w_id: int
+        w_tax: float
+        w_ytd: float
   proptest.public.items:
     connector: postgresql
     envelope: debezium
@@ -2636,6 +2707,10 @@ topics:
     schema_fingerprints:
     - 22e3628a774e5822d6976394b1a31a44
     decimal_format: base64
+    version_columns:
+      22e3628a774e5822d6976394b1a31a44:
+        id: int
+        qty: bigint
   rw_mongo.inventory.customers:
     connector: mongodb
     envelope: mongodb
@@ -2861,6 +2936,9 @@ topics:
     schema_fingerprints:
     - 5f12ce58bbfa3f351c9b1018e661fe5d
     decimal_format: base64
+    version_columns:
+      5f12ce58bbfa3f351c9b1018e661fe5d:
+        id: int
   server1.testDB.dbo.tablea:
     connector: sqlserver
     envelope: debezium
@@ -3037,6 +3115,9 @@ topics:
     schema_fingerprints:
     - 1a28ec0919e7d0cd36a49653071eca34
     decimal_format: base64
+    version_columns:
+      1a28ec0919e7d0cd36a49653071eca34:
+        coupon_id: int
   shop.public.orders:
     connector: postgresql
     envelope: debezium
@@ -3151,6 +3232,15 @@ topics:
     - 166b78a5bc64267a15e5fc146efcaebd
     - 73e0e4ff10334c62c1b80b8e082aca92
     decimal_format: base64
+    version_columns:
+      096864512c12cfa3448cdf24079db59c:
+        created_at: bigint
+        order_id: int
+        ordered_on: int
+      166b78a5bc64267a15e5fc146efcaebd:
+        created_at: bigint
+        order_id: int
+        ordered_on: int
   shopdb.shop.accounts:
     connector: mysql
     envelope: debezium
@@ -3229,6 +3319,10 @@ topics:
     schema_fingerprints:
     - 233fefb470527ddae841f8afbe8c0517
     decimal_format: base64
+    version_columns:
+      233fefb470527ddae841f8afbe8c0517:
+        account_id: int
+        balance: bigint
   sqlserver_transaction_log_source.dbo.full_types_1:
     connector: sqlserver
     envelope: debezium
@@ -4080,6 +4174,43 @@ topics:
     schema_fingerprints:
     - 99f7ca2066db86584a8d71cb67be6335
     decimal_format: base64
+    version_columns:
+      99f7ca2066db86584a8d71cb67be6335:
+        c_array: array<int>
+        c_boolean: boolean
+        c_connect_date: int
+        c_connect_time: int
+        c_connect_timestamp: bigint
+        c_date: int
+        c_date_neg_infinity: int
+        c_decimal_as_double: double
+        c_default: int
+        c_float32: float
+        c_float64: double
+        c_geography: 'struct<`wkb`: string, `srid`: int>'
+        c_geometry: 'struct<`wkb`: string, `srid`: int>'
+        c_int16: smallint
+        c_int32: int
+        c_int64: bigint
+        c_int8: tinyint
+        c_map: map<string, bigint>
+        c_map_date_keys: array<array<string>>
+        c_map_int_keys: array<array<string>>
+        c_map_of_decimals: map<string, string>
+        c_micro_duration: bigint
+        c_micro_time: bigint
+        c_micro_timestamp: bigint
+        c_nano_duration: bigint
+        c_nano_time: bigint
+        c_nano_timestamp: bigint
+        c_nested: 'array<struct<`amount`: string, `at`: bigint, `days`: array<int>>>'
+        c_point: 'struct<`x`: double, `y`: double, `wkb`: string, `srid`: int>'
+        c_struct: 'struct<`a`: int, `b`: string>'
+        c_time: int
+        c_timestamp: bigint
+        c_variable_decimal: 'struct<`scale`: int, `value`: string>'
+        c_year: int
+        id: int
 {% endraw %}{%- endset -%}
 {{ return(fromyaml(topics_yaml)['topics']) }}
 {% endmacro %}

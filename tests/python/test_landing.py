@@ -52,11 +52,12 @@ def test_plain_file_offsets_continue_across_files(fresh: Any, tmp_path: Path) ->
     _write(tmp_path / "t" / "b.jsonl", ['{"a": 3}'])
     land_all(SessionEngine(fresh), tmp_path)
     rows = _rows(fresh, "t")
+    # no Kafka coordinates: no partition; the offset is the line's position
     assert [(r["kafka_partition"], r["kafka_offset"]) for r in rows] == [
-        (0, 0),
-        (0, 1),
-        (0, 2),
-        (0, 3),
+        (None, 0),
+        (None, 1),
+        (None, 2),
+        (None, 3),
     ]
     assert rows[1]["kafka_value"] is None  # empty line = tombstone
     assert rows[0]["kafka_value"] == '{"a": 1}'  # no \r left
@@ -171,3 +172,68 @@ def test_plan_skips_unchanged_files_and_counts_plain_lines(tmp_path: Path) -> No
         ("a.jsonl", 0, 0),
         ("b.jsonl", 3, 0),
     ]
+
+
+def _ledger(spark: Any) -> list[tuple[str, int, str]]:
+    rows = spark.sql(
+        f"select landing_file, landing_line, reason from {RAW_SCHEMA}._landing_duplicates"
+        " order by landing_file, landing_line"
+    ).collect()
+    return [(r.landing_file, r.landing_line, r.reason) for r in rows]
+
+
+def test_a_byte_order_mark_neither_changes_the_form_nor_loses_records(
+    fresh: Any, tmp_path: Path
+) -> None:
+    """Finding 4 of issue 21: a kcat file starting with a BOM was read as
+    plain form, its records given partition 0 and offsets 0, 1, 2..., and
+    real records of partition 0 in another file were then dropped as
+    already landed (a delete among them)."""
+    _write(tmp_path / "t" / "a.jsonl", [_kcat(o, f'{{"n":{o}}}') for o in range(3)])
+    bom = tmp_path / "t" / "b.jsonl"
+    bom.write_text("\ufeff" + _kcat(7, '{"n":7}') + "\n" + _kcat(8, '{"n":8}') + "\n")
+    report = land_all(SessionEngine(fresh), tmp_path)[0]
+    assert (report.read, report.landed, report.already_landed) == (5, 5, 0)
+    rows = _rows(fresh, "t")
+    coordinates = sorted((r["kafka_partition"], r["kafka_offset"]) for r in rows)
+    assert coordinates == [(0, 0), (0, 1), (0, 2), (0, 7), (0, 8)]
+    assert all(r["landing_error"] is None for r in rows)
+    assert rows[3]["kafka_value"] == '{"n":7}'  # the mark is no part of the record
+    assert _ledger(fresh) == []
+
+
+def test_a_garbled_first_line_does_not_make_a_kcat_file_plain(fresh: Any, tmp_path: Path) -> None:
+    """A first line cut short: the file is still read in kcat form, so the
+    other lines keep their coordinates and nothing collides."""
+    _write(tmp_path / "t" / "a.jsonl", [_kcat(0, '{"n":0}'), _kcat(1, '{"n":1}')])
+    _write(tmp_path / "t" / "b.jsonl", [_kcat(5, '{"n":5}')[:30], _kcat(3, '{"n":3}')])
+    _write(tmp_path / "t" / "c.jsonl", ["\ufeff" + _kcat(9, '{"n":9}')[:20], _kcat(2, '{"n":2}')])
+    assert [f.is_kcat for f in topic_files(tmp_path / "t")] == [True, True, True]
+    report = land_all(SessionEngine(fresh), tmp_path)[0]
+    # the cut-short lines are kept (unreadable, no coordinates), none dropped
+    assert (report.read, report.landed, report.unreadable) == (6, 6, 2)
+    offsets = sorted(r["kafka_offset"] for r in _rows(fresh, "t") if r["kafka_offset"] is not None)
+    assert offsets == [0, 1, 2, 3]
+
+
+def test_plain_lines_never_collide_with_kcat_records(fresh: Any, tmp_path: Path) -> None:
+    """Plain-form lines have no coordinates: a kcat record of partition 0
+    with the offset of a plain line's position lands too."""
+    _write(tmp_path / "t" / "a-plain.jsonl", ['{"n":0}', '{"n":1}'])
+    _write(tmp_path / "t" / "b-kcat.jsonl", [_kcat(0, '{"n":10}'), _kcat(1, '{"n":11}')])
+    report = land_all(SessionEngine(fresh), tmp_path)[0]
+    assert (report.read, report.landed, report.already_landed) == (4, 4, 0)
+
+
+def test_dropped_duplicates_are_written_to_the_ledger(fresh: Any, tmp_path: Path) -> None:
+    """Every line read is a raw row or a ledger row, with why it was dropped."""
+    _write(tmp_path / "l1" / "t" / "a.jsonl", [_kcat(0, "{}"), _kcat(1, "{}")])
+    _write(tmp_path / "l2" / "t" / "b.jsonl", [_kcat(1, "{}"), _kcat(2, "{}"), _kcat(2, "{}")])
+    land_all(SessionEngine(fresh), tmp_path / "l1")
+    report = land_all(SessionEngine(fresh), tmp_path / "l2")[0]
+    assert (report.read, report.landed, report.already_landed) == (3, 1, 2)
+    assert _ledger(fresh) == [
+        ("t/b.jsonl", 0, "landed before"),
+        ("t/b.jsonl", 2, "repeated in the batch"),
+    ]
+    assert len(_rows(fresh, "t")) + len(_ledger(fresh)) == 2 + 3
