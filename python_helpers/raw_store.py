@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from python_helpers.crash_points import AFTER_RAW_APPEND, crash_point
 from python_helpers.digest import file_digest
 from python_helpers.landing import (
     LandingFile,
@@ -452,6 +453,7 @@ def land_topic(
     with _one_task_per_file(engine):
         select = read_batch(engine, topic, plans, batch)
         engine.sql(f"insert into {RAW_SCHEMA}.{table} ({columns})\n{select}")
+    crash_point(AFTER_RAW_APPEND)
     summary = _summarise(engine, table, batch)
     duplicates = _repair_duplicates(engine, table, batch, summary)
     _commit(engine, table, plans, hashes, summary, batch)

@@ -3229,11 +3229,38 @@ topics:
     key_schema: '{"fields":[{"field":"order_id","optional":false,"type":"int32"}],"name":"shop.public.orders.Key","optional":false,"type":"struct"}'
     schema_fingerprints:
     - 096864512c12cfa3448cdf24079db59c
+    - 0d507cdb6771e751566884b9502baeb1
     - 166b78a5bc64267a15e5fc146efcaebd
+    - 30a3c664fce4d5d3b988d58bb7cb8075
+    - 5c3a8ea132353934f2f317398e226624
     - 73e0e4ff10334c62c1b80b8e082aca92
+    - dce04320efad7c16a93df82152e7ce18
     decimal_format: base64
+    incompatible_versions:
+      0d507cdb6771e751566884b9502baeb1:
+      - column: amount
+        table_type: bytes (Decimal, scale 2)
+        version_type: int32
+        version_schema: '{"optional":false,"type":"int32"}'
+      30a3c664fce4d5d3b988d58bb7cb8075:
+      - column: ordered_on
+        table_type: int32 (io.debezium.time.Date)
+        version_type: string
+        version_schema: '{"optional":true,"type":"string"}'
+      5c3a8ea132353934f2f317398e226624:
+      - column: status
+        table_type: string
+        version_type: int64
+        version_schema: '{"optional":true,"type":"int64"}'
+    invalid_versions:
+      dce04320efad7c16a93df82152e7ce18: '$.before.status: unknown Kafka Connect type ''uint64'''
     version_columns:
       096864512c12cfa3448cdf24079db59c:
+        created_at: bigint
+        order_id: int
+        ordered_on: int
+      0d507cdb6771e751566884b9502baeb1:
+        amount: int
         created_at: bigint
         order_id: int
         ordered_on: int
@@ -3241,6 +3268,14 @@ topics:
         created_at: bigint
         order_id: int
         ordered_on: int
+      30a3c664fce4d5d3b988d58bb7cb8075:
+        created_at: bigint
+        order_id: int
+      5c3a8ea132353934f2f317398e226624:
+        created_at: bigint
+        order_id: int
+        ordered_on: int
+        status: bigint
   shopdb.shop.accounts:
     connector: mysql
     envelope: debezium

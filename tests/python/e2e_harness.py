@@ -27,6 +27,8 @@ from typing import Any
 import property_histories as prop
 from conftest import ORDERS_TOPIC, PRODUCTS_TOPIC, PROJECT, SAMPLE_LANDING
 
+from python_helpers.crash_points import AFTER_RAW_APPEND
+
 STATE = PROJECT / ".state" / "pytest"
 # `make test-thrift`: the same runs against a local Spark Thrift server (the
 # profile's `cluster` target): landing, dbt and exports all go through it
@@ -260,6 +262,29 @@ def killed_run(when: str, *args: str) -> list[str]:
     return seen
 
 
+def crashed_run(point: str, *args: str) -> list[str]:
+    """Run ``python -m python_helpers <args>`` with the test hook that makes
+    it SIGKILL itself at ``point`` (python_helpers.crash_points); fails
+    unless it died so. Returns its output lines."""
+    from python_helpers.crash_points import CRASH_AT
+
+    command = [sys.executable, "-m", "python_helpers", *args]
+    process = subprocess.Popen(
+        command,
+        cwd=PROJECT,
+        env=_env() | {CRASH_AT: point},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    output, _ = process.communicate()
+    _wait_for_group_to_die(process.pid)
+    if process.returncode != -signal.SIGKILL:
+        raise AssertionError(f"{' '.join(command)} did not die at {point}:\n{output}")
+    return output.splitlines()
+
+
 def _wait_for_group_to_die(group: int) -> None:
     """The JVM of a killed group may outlive its parent for a moment: wait
     until none of the group is left (the metastore is theirs until then)."""
@@ -439,11 +464,13 @@ def _build_runs(scratch: Path, delivery: prop.Delivery) -> dict[str, Any]:
     first, _ = _run_and_export(partial, scratch, "build", *FULL_TESTS)
     full = _full_landing(scratch, delivery)
     second_build = ("run", "--landing", str(full), "--", "build", *FULL_TESTS)
-    # crash test: the second build is killed twice, once while landing and
-    # once while dbt merges, before it runs to the end (issue 9)
+    # crash test: the second build dies right after a topic's raw append
+    # commits (before its manifest rows: issue 21), is killed while landing
+    # and again while dbt merges, before it runs to the end (issue 9)
     # (not on a server: it goes on with a killed client's statement)
     crashes = (
         {
+            "raw_append": crashed_run(AFTER_RAW_APPEND, *second_build),
             "landing": killed_run(LANDING_KILL, *second_build),
             "dbt": killed_run(DBT_KILL, *second_build),
         }

@@ -192,8 +192,30 @@ def test_bad_records_are_quarantined_with_reasons(runs: dict[str, Any]) -> None:
         (14, "key_mismatch"),
         (15, "malformed_key"),
         (16, "unknown_connector"),
+        # issue 21: each of these was staged, misnamed, or stopped the run
+        (17, "nested_too_deep"),
+        (18, "null_value"),
+        (19, "duplicate_field"),
+        (20, "missing_row_image"),
+        (21, "schema_contradiction"),
+        (22, "incompatible_schema_change"),
+        (23, "incompatible_schema_change"),
+        (24, "invalid_schema_block"),
     ]
     details = {r["_kafka_offset"]: r["_quarantine_detail"] for r in rows}
+    assert details[17] == (
+        "JSON nested 1500 levels deep, deeper than the 1000 levels the JSON reader reads"
+    )
+    assert details[18].startswith("the value is the JSON text null")
+    assert details[19].startswith("the envelope names op more than once")
+    assert details[20] == "op = u without an after image: nothing to apply"
+    assert details[21].startswith("column status (declared bigint) contradicts the type its own")
+    assert details[22].startswith(
+        "column amount: the table has bytes (Decimal, scale 2), this schema version (md5 "
+    )
+    assert "declares int32; kept out of the table" in details[22]
+    assert "column ordered_on: the table has int32 (io.debezium.time.Date)" in details[23]
+    assert details[24].endswith("unknown Kafka Connect type 'uint64'")
     assert details[8] == "op = x"
     assert details[7].startswith("not JSON (") and details[7].endswith(": 9)")
     assert details[12] == "bytes that are not UTF-8 in the kcat line (kept whole): kept as landed"
@@ -293,6 +315,11 @@ def test_builds_killed_mid_landing_and_mid_merge_lose_and_duplicate_nothing(
     references; here: the kills hit where intended, the run after them
     completed, and the raw tables hold each landed record exactly once."""
     landing, merging = runs["crashes"]["landing"], runs["crashes"]["dbt"]
+    # the first attempt died after a topic's raw append committed and before
+    # its manifest rows (the test hook): the next landing rolled that back
+    appended = runs["crashes"]["raw_append"]
+    assert not any(line.startswith("dbt build") for line in appended)
+    assert any(line.endswith("an uncommitted batch rolled back") for line in landing + merging)
     assert re.search(LANDING_KILL, landing[-1])
     assert not any(line.startswith("dbt build") for line in landing)  # dbt never started
     assert re.search(DBT_KILL, merging[-1])
