@@ -42,7 +42,7 @@ from python_helpers.naming import unsupported_connector
 from python_helpers.project_check import check_project
 from python_helpers.scaffold import scaffold_all
 from python_helpers.schema_evolution import POLICIES, QUARANTINE, version_raw_columns
-from python_helpers.spark_types import BASE64, DECIMAL_FORMATS, check_decodable
+from python_helpers.spark_types import DECIMAL_FORMATS, check_decodable
 from python_helpers.topic_schema import TopicSchemas, scan_file
 
 STATE_FILE = "sync-state.json"
@@ -115,27 +115,31 @@ def _given_schema(
     return None, None, None
 
 
-def _decimal_format(topic_dir: Path, config: dict[str, Any]) -> str:
-    """The converter's decimal.format as topic.yml gives it (default base64)."""
-    value = str(config.get("decimal_format", BASE64)).lower()
-    if value not in DECIMAL_FORMATS:
+def _choice(
+    topic_dir: Path, config: dict[str, Any], key: str, choices: tuple[str, ...], what: str
+) -> str:
+    """A topic.yml setting that takes one of ``choices`` (the first is the
+    default); a wrong value stops sync naming the file."""
+    value = str(config.get(key, choices[0])).lower()
+    if value not in choices:
         raise SpecError(
-            f"{topic_dir / TOPIC_CONFIG_FILE}: decimal_format is {value!r}; expected one of"
-            f" {', '.join(DECIMAL_FORMATS)} (the JsonConverter's decimal.format)"
+            f"{topic_dir / TOPIC_CONFIG_FILE}: {key} is {value!r}; expected one of"
+            f" {', '.join(choices)} ({what})"
         )
     return value
+
+
+def _decimal_format(topic_dir: Path, config: dict[str, Any]) -> str:
+    """The converter's decimal.format as topic.yml gives it (default base64)."""
+    return _choice(
+        topic_dir, config, "decimal_format", DECIMAL_FORMATS, "the JsonConverter's decimal.format"
+    )
 
 
 def _schema_changes(topic_dir: Path, config: dict[str, Any]) -> str:
     """The topic's schema-change policy (topic.yml `schema_changes`, see
     schema_evolution; default quarantine)."""
-    value = str(config.get("schema_changes", QUARANTINE)).lower()
-    if value not in POLICIES:
-        raise SpecError(
-            f"{topic_dir / TOPIC_CONFIG_FILE}: schema_changes is {value!r}; expected one of"
-            f" {', '.join(POLICIES)}"
-        )
-    return value
+    return _choice(topic_dir, config, "schema_changes", POLICIES, "see schema_evolution")
 
 
 def _wants_history(topic_dir: Path, config: dict[str, Any]) -> bool:

@@ -272,8 +272,17 @@
 {#- 'column a (declared int), ...' for the `columns` ({name: raw type})
     whose value in a row image of `value` its type cannot read, else null. -#}
 {% macro _cdc_contradicted(spec, value, columns) -%}
+    nullif({{ _cdc_unreadable_columns(spec, value, columns, ' (declared {type})') }}, '')
+{%- endmacro %}
+
+{#- The `columns` ({name: raw type}) whose value in a row image of `value`
+    (after / before, data for CDL JSON 1.0; wrapped or not) that type
+    cannot read, as text: 'column a<label>, column b<label>' ({type} in
+    `label` stands for the column's type). Each image is read again one
+    column at a time: evaluated for the records a check singled out. -#}
+{% macro _cdc_unreadable_columns(spec, value, columns, label='') -%}
     {%- set images = ['data', 'before'] if spec.envelope == 'cdl_json' else ['after', 'before'] -%}
-    nullif(concat_ws(', '
+    concat_ws(', '
     {%- for name, raw_type in columns.items() %},
         if(
             {%- for image in images %}
@@ -286,11 +295,11 @@
                 map('columnNameOfCorruptRecord', '_cdc_corrupt')
             )._cdc_corrupt is not null{{ ' or' if not loop.last }}
             {%- endfor %},
-            'column {{ name }} (declared {{ raw_type }})',
+            'column {{ name }}{{ label | replace('{type}', raw_type) }}',
             null
         )
     {%- endfor %}
-    ), '')
+    )
 {%- endmacro %}
 
 {#- A Jinja text as the body of a SQL string literal. -#}
@@ -340,29 +349,14 @@
 {%- endmacro %}
 
 {#- The row columns whose JSON type contradicts the generated schema, as
-    text ('column a, column b'): each row image (after / before, data for
-    CDL JSON 1.0) is read again one column at a time, for the records whose
-    whole parse failed only. -#}
+    text ('column a, column b'), for the records whose whole parse failed
+    only. -#}
 {% macro _cdc_mismatched_columns(value, spec) -%}
-    {%- set images = ['data', 'before'] if spec.envelope == 'cdl_json' else ['after', 'before'] -%}
-    concat_ws(', '
-    {%- for column in spec.columns %},
-        if(
-            {%- for image in images %}
-            from_json(
-                coalesce(
-                    get_json_object({{ value }}, '$.payload.{{ image }}'),
-                    get_json_object({{ value }}, '$.{{ image }}')
-                ),
-                'struct<`{{ column.name }}`: {{ column.raw_type }}, `_cdc_corrupt`: string>',
-                map('columnNameOfCorruptRecord', '_cdc_corrupt')
-            )._cdc_corrupt is not null{{ ' or' if not loop.last }}
-            {%- endfor %},
-            'column {{ column.name }}',
-            null
-        )
-    {%- endfor %}
-    )
+    {%- set columns = {} -%}
+    {%- for column in spec.columns -%}
+        {%- do columns.update({column.name: column.raw_type}) -%}
+    {%- endfor -%}
+    {{ _cdc_unreadable_columns(spec, value, columns) }}
 {%- endmacro %}
 
 {#- Row columns the JsonConverter writes as text of a form: base64 (bytes,
