@@ -780,12 +780,14 @@ SCHEMA_HISTORY_COLUMNS = {
     "_kafka_partition": '{{ doc("_kafka_partition") }}',
     "_kafka_offset": '{{ doc("_kafka_offset") }}',
     "_landing_batch": '{{ doc("_landing_batch") }}',
+    "_landing_file": '{{ doc("_landing_file") }}',
+    "_landing_line": '{{ doc("_landing_line") }}',
 }
+# a landed record (plain-form lines have no Kafka coordinates) and the
+# position of the change in it
 SCHEMA_HISTORY_KEY = [
-    "_kafka_topic",
-    "_kafka_partition",
-    "_kafka_offset",
-    "_landing_batch",
+    "_landing_file",
+    "_landing_line",
     "table_change_index",
 ]
 # Columns cdc_current_state adds to the merged (`__state`) tables.

@@ -4,8 +4,9 @@
     `relation`, in source order (`_cdc_position`): the change type
     (CREATE/ALTER/DROP), the table id, its primary key and columns after the
     change, the DDL when the connector gives one (SQL Server never does),
-    and when it happened. Primary key: the Kafka record (topic, partition,
-    offset, landing batch) and `table_change_index`.
+    and when it happened. Primary key: the landed record (`_landing_file`,
+    `_landing_line`: plain-form lines have no Kafka coordinates) and
+    `table_change_index`.
 -#}
 {% macro cdc_schema_history(relation) %}
     {{- return(adapter.dispatch('cdc_schema_history', 'cdc')(relation)) -}}
@@ -27,7 +28,9 @@
         events._kafka_topic,
         events._kafka_partition,
         events._kafka_offset,
-        events._landing_batch
+        events._landing_batch,
+        events._landing_file,
+        events._landing_line
     from {{ relation }} as events
     lateral view outer posexplode(events.table_changes) changed as change_index, change
 {%- endmacro %}
