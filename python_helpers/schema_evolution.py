@@ -9,6 +9,9 @@ int, a logical type that changes, a struct field that changes so) cannot
 be: what happens then is the topic's policy, ``schema_changes`` in its
 ``topic.yml``:
 
+(A Decimal that keeps its scale, or shrinks it with its integer digits
+still fitting, is merged; a larger scale is such a change.)
+
 * ``quarantine`` (the default): the table keeps its type, and the records
   written with that version are quarantined as
   ``incompatible_schema_change``, naming the column and both types; no
@@ -36,7 +39,7 @@ from python_helpers.connect_schema import (
     parse_schema,
     to_block,
 )
-from python_helpers.spark_types import raw_type
+from python_helpers.spark_types import DECIMAL, SPARK_MAX_PRECISION, raw_type
 
 QUARANTINE = "quarantine"
 WIDEN = "widen"
@@ -84,9 +87,23 @@ def describe(schema: ConnectSchema) -> str:
     return f"{schema.type} ({short}{f', scale {scale}' if scale is not None else ''})"
 
 
+def _decimal_digits(schema: ConnectSchema) -> tuple[int, int]:
+    """(digits before the point, scale) of a Decimal column (no precision
+    parameter: Spark's largest)."""
+    scale = int(schema.parameter("scale") or 0)
+    precision = int(schema.parameter("connect.decimal.precision") or SPARK_MAX_PRECISION)
+    return precision - scale, scale
+
+
 def compatible(table: ConnectSchema, version: ConnectSchema) -> bool:
     """Whether ``version``'s type of a column can be applied in place to a
-    table column of type ``table``."""
+    table column of type ``table``. A Decimal may keep its scale (its
+    precision widens in place) or shrink it when its integer digits still
+    fit (its values are decoded with their own scale); a larger scale
+    changes the column's type, which Iceberg cannot do in place."""
+    if table.name == DECIMAL and version.name == DECIMAL and table.type == version.type:
+        (table_digits, table_scale), (digits, scale) = map(_decimal_digits, (table, version))
+        return scale == table_scale or (scale < table_scale and digits <= table_digits)
     if table.type != version.type or table.name != version.name:
         both_plain = table.name is None and version.name is None
         return both_plain and (

@@ -44,17 +44,13 @@
         {%- endif %}
         {%- endfor %}
         {{ _cdc_change_metadata_columns(spec, 'events') | indent(4) }},
-        {{ _cdc_landing_columns('events') | indent(4) }}
+        {{ _cdc_landing_columns('events', 'events._cdc_landed_micros') | indent(4) }}
     from (
         select
             rowed.*,
             case
                 {{ _cdc_record_reasons('rowed', _cdc_version_reasons(spec, 'rowed'))
                     | indent(12) }}
-                {%- if spec.schema_fingerprints %}
-                when {{ _cdc_not_covered('rowed._schema_fingerprint', spec) }}
-                    then 'schema_not_covered'
-                {%- endif %}
                 {%- for column in _cdc_wire_text_columns(spec) %}
                 when not {{ _cdc_wire_text_ok('rowed._row.`' ~ column.name ~ '`', column) }}
                     then 'type_mismatch'
@@ -103,15 +99,6 @@
                         ),
                         ' contradicts the generated schema: run `python -m python_helpers sync`'
                     )
-                {%- if spec.schema_fingerprints %}
-                when rowed._message._unparsed is null
-                    and {{ _cdc_not_covered('rowed._schema_fingerprint', spec) }}
-                    then concat(
-                        'the value schema block (md5 ', rowed._schema_fingerprint,
-                        ') is not one `python -m python_helpers sync` has seen: run sync, then',
-                        ' `dbt build --full-refresh --select {{ this.identifier }}+`'
-                    )
-                {%- endif %}
                 {%- for column in _cdc_wire_text_columns(spec) %}
                 when not {{ _cdc_wire_text_ok('rowed._row.`' ~ column.name ~ '`', column) }}
                     then concat(
@@ -186,8 +173,7 @@
                                 landed.kafka_key, '{{ _cdc_wrapper_type(spec.key_type, false) }}'
                             ) as _key_message
                             {%- endif %}
-                        from {{ relation }} as landed
-                        where {{ cdc_new_batches_filter('landed.landing_batch') }}
+                        from {{ _cdc_landed_records(relation, spec) }} as landed
                     ) as parsed
                 ) as unwrapped
             ) as normalized
@@ -197,13 +183,18 @@
 
 {#- The `when` branches judging a record by its own schema version (see
     python_helpers/schema_evolution.py), before its parse against the
-    table's schema is looked at: an unreadable block (invalid_schema_block),
+    table's schema is looked at: a version sync has not seen
+    (schema_not_covered: replayed once it has, see _cdc_landed_records),
+    an unreadable block (invalid_schema_block),
     a row image that contradicts the types its own block declares
     (schema_contradiction), a version that changes a column's type in a way
     the table cannot take in place (incompatible_schema_change, under the
     topic's default schema_changes policy). -#}
 {% macro _cdc_version_reasons(spec, record) -%}
     {%- set fingerprint = record ~ '._schema_fingerprint' -%}
+    {%- if spec.schema_fingerprints %}
+    when {{ _cdc_not_covered(fingerprint, spec) }} then 'schema_not_covered'
+    {%- endif %}
     {%- if spec.invalid_versions %}
     when {{ fingerprint }} in ('{{ spec.invalid_versions | join("', '") }}')
         then 'invalid_schema_block'
@@ -222,6 +213,14 @@
 {#- The details of _cdc_version_reasons, in the same order. -#}
 {% macro _cdc_version_details(spec, record) -%}
     {%- set fingerprint = record ~ '._schema_fingerprint' -%}
+    {%- if spec.schema_fingerprints %}
+    when {{ _cdc_not_covered(fingerprint, spec) }}
+        then concat(
+            'the value schema block (md5 ', {{ fingerprint }},
+            ') is not one `python -m python_helpers sync` has seen: the next run',
+            ' (`make run`, or sync then dbt build) stages it'
+        )
+    {%- endif %}
     {%- for version, reason in (spec.invalid_versions or {}).items() %}
     when {{ fingerprint }} = '{{ version }}'
         then 'the schema block (md5 {{ version }}) is not a Kafka Connect schema: {{
@@ -305,6 +304,49 @@
 {#- A Jinja text as the body of a SQL string literal. -#}
 {% macro _cdc_sql_text(text) -%}
     {{- text | replace('\\', '\\\\') | replace("'", "\\'") -}}
+{%- endmacro %}
+
+{#- The records a base model reads: the raw batches landed since its last
+    run, and — on an incremental run of a topic with fingerprinted schema
+    versions — its own rows quarantined as schema_not_covered whose version
+    sync now knows (a replay: read again with the current schema and staged,
+    or given their new reason). A replayed record keeps its landing file,
+    line and time (`_landed_at`), so the merge on them (the base models' unique key) replaces its
+    quarantine row in the same commit, and takes a batch one past every
+    batch landed or replayed so far, so every later model reads it as new
+    and merges it like any late event. Finding the candidates reads only the
+    data files holding such rows (Iceberg's column statistics). -#}
+{% macro _cdc_landed_records(relation, spec) -%}
+    {%- if is_incremental() and spec.schema_fingerprints -%}
+    (
+        select *, landing_batch as _cdc_landed_micros from {{ relation }}
+        where {{ cdc_new_batches_filter('landing_batch') }}
+        union all
+        select
+            replayed._kafka_topic as kafka_topic,
+            replayed._kafka_partition as kafka_partition,
+            replayed._kafka_offset as kafka_offset,
+            unix_millis(replayed._kafka_published_at) as kafka_timestamp_ms,
+            replayed._kafka_key as kafka_key,
+            replayed._kafka_value as kafka_value,
+            replayed._landing_file as landing_file,
+            replayed._landing_line as landing_line,
+            cast(null as string) as landing_error,
+            greatest(
+                (select max(landing_batch) from {{ relation }}),
+                (select max(_landing_batch) from {{ this }})
+            ) + 1 as landing_batch,
+            unix_micros(replayed._landed_at) as _cdc_landed_micros
+        from {{ this }} as replayed
+        where replayed._quarantine_reason = 'schema_not_covered'
+            and not {{ _cdc_not_covered(cdc_schema_fingerprint('replayed._kafka_value'), spec) }}
+    )
+    {%- else -%}
+    (
+        select *, landing_batch as _cdc_landed_micros from {{ relation }}
+        where {{ cdc_new_batches_filter('landing_batch') }}
+    )
+    {%- endif -%}
 {%- endmacro %}
 
 {#- Whether a topic's events name their connector in `source.connector`

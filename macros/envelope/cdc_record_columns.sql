@@ -214,8 +214,10 @@
 
 {#- The Kafka and landing coordinates and the quarantine verdict of a base
     model, from the raw landing columns of `record` (with its computed
-    `_quarantine_reason` and `_quarantine_detail`). -#}
-{% macro _cdc_landing_columns(record) -%}
+    `_quarantine_reason` and `_quarantine_detail`). `landed_micros`: when
+    the record landed (epoch micros), if not its landing batch (a record
+    replayed from quarantine keeps its landing time). -#}
+{% macro _cdc_landing_columns(record, landed_micros=none) -%}
     -- kafka and landing metadata
     {{ record }}.kafka_topic as _kafka_topic,
     {{ record }}.kafka_partition as _kafka_partition,
@@ -223,7 +225,7 @@
     timestamp_millis({{ record }}.kafka_timestamp_ms) as _kafka_published_at,
     {{ record }}.kafka_key as _kafka_key,
     {{ record }}.landing_batch as _landing_batch,
-    timestamp_micros({{ record }}.landing_batch) as _landed_at,
+    timestamp_micros({{ landed_micros or record ~ '.landing_batch' }}) as _landed_at,
     {{ cdc_staged_at() }} as _staged_at,
     -- quarantine verdict (null for an accepted record)
     {{ record }}._quarantine_reason,

@@ -2706,10 +2706,25 @@ topics:
     key_schema: '{"fields":[{"field":"id","optional":false,"type":"int32"}],"name":"proptest.public.items.Key","optional":false,"type":"struct"}'
     schema_fingerprints:
     - 22e3628a774e5822d6976394b1a31a44
+    - 9ba93930ad513167d2b0e4945f6b1f70
+    - e581b729a2257c2e4481306d246148c1
     decimal_format: base64
+    incompatible_versions:
+      e581b729a2257c2e4481306d246148c1:
+      - column: label
+        table_type: string
+        version_type: int64
+        version_schema: '{"optional":true,"type":"int64"}'
     version_columns:
       22e3628a774e5822d6976394b1a31a44:
         id: int
+        qty: bigint
+      9ba93930ad513167d2b0e4945f6b1f70:
+        id: int
+        qty: int
+      e581b729a2257c2e4481306d246148c1:
+        id: int
+        label: bigint
         qty: bigint
   rw_mongo.inventory.customers:
     connector: mongodb

@@ -1,16 +1,19 @@
 {#-
     Returns the predicate that limits a dbt test of a CDC base, staging or
-    quarantine model to the batches of its latest staging run
-    (`_landing_batch >= <first batch that run staged>`, a literal Iceberg
-    prunes files with), or '' when the whole model is to be checked: var
-    cdc_test_scope = 'all', another kind of model, or an empty model. So a
-    small incremental build tests what it added, not the whole history.
+    quarantine model to the records landed since the oldest record its
+    latest staging run staged (`_landed_at >= <when that one landed>`, a
+    literal Iceberg prunes files with; a record replayed from quarantine
+    keeps its landing time, so the window reaches back to it), or '' when
+    the whole model is to be checked: var cdc_test_scope = 'all', another
+    kind of model, or an empty model. So a small incremental build tests
+    what it added, not the whole history. With `landed`, the same window
+    over the raw landing table (`landing_batch >= ...`).
 -#}
-{% macro cdc_test_window(relation) %}
-    {{- return(adapter.dispatch('cdc_test_window', 'cdc')(relation)) -}}
+{% macro cdc_test_window(relation, landed=false) %}
+    {{- return(adapter.dispatch('cdc_test_window', 'cdc')(relation, landed)) -}}
 {% endmacro %}
 
-{% macro default__cdc_test_window(relation) -%}
+{% macro default__cdc_test_window(relation, landed=false) -%}
     {%- if not execute or var('cdc_test_scope', 'latest_run') == 'all' -%}
         {{- return('') -}}
     {%- endif -%}
@@ -19,9 +22,14 @@
         {{- return('') -}}
     {%- endif -%}
     {%- set first = run_query(
-        'select min(_landing_batch) from ' ~ base ~ ' where _staged_at = ('
+        'select min(unix_micros(_landed_at)) from ' ~ base ~ ' where _staged_at = ('
         ~ 'select max(_staged_at) from ' ~ base ~ ')').columns[0].values()[0] -%}
-    {{- return('' if first is none else '_landing_batch >= ' ~ (first | int)) -}}
+    {%- if first is none -%}
+        {{- return('') -}}
+    {%- elif landed -%}
+        {{- return('landing_batch >= ' ~ (first | int)) -}}
+    {%- endif -%}
+    {{- return('_landed_at >= timestamp_micros(' ~ (first | int) ~ ')') -}}
 {%- endmacro %}
 
 {#- The base model relation behind a base, staging or quarantine model

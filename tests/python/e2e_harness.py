@@ -82,6 +82,9 @@ PROPERTY_TABLES = {
     "current": "cdc_current.postgres__proptest_public_items",
     "state": "cdc_current.postgres__proptest_public_items__state",
     "history": "cdc_history.postgres__proptest_public_items__history",
+    "quarantine": "cdc_staging.stg_postgres__proptest_public_items__quarantine",
+    "raw": "cdc_landing.proptest_public_items",
+    "duplicates": "cdc_landing._landing_duplicates",
 }
 # the crash test kills the second build here: while landing the sample
 # topics (three landed, the fourth under way) and while dbt merges (the

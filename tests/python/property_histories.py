@@ -71,6 +71,63 @@ KEY_SCHEMA: dict[str, Any] = {
     "fields": [ROW_FIELDS[0]],
 }
 
+# Bad records mixed into the delivery (issue 21): after a share of the
+# change events, a corrupted copy of it is sent as a record of its own,
+# marked with the quarantine reason the base model must give it
+# (``BAD_MARK``); none may change the state, the history or any count but
+# the quarantine's. Two are written with schema versions of their own: one
+# whose block declares qty int32 for a value beyond 32 bits (it contradicts
+# its own block), one that changes label from string to int64 (a change the
+# table cannot take in place).
+BAD_KINDS = (
+    "null_value",
+    "nested_too_deep",
+    "truncated_json",
+    "duplicate_field",
+    "missing_row_image",
+    "schema_contradiction",
+    "incompatible_schema_change",
+)
+BAD_SHARE = 0.05
+BAD_MARK = "_bad"
+
+
+def _retyped(column: str, connect_type: str) -> dict[str, Any]:
+    """VALUE_SCHEMA with one row column declared as another type."""
+    fields = [f | {"type": connect_type} if f["field"] == column else f for f in ROW_FIELDS]
+    images = [
+        f | {"fields": fields} if f["field"] in ("before", "after") else f
+        for f in VALUE_SCHEMA["fields"]
+    ]
+    return VALUE_SCHEMA | {"fields": images}
+
+
+def corrupt(kind: str, value: dict[str, Any]) -> str:
+    """The value text of a bad record made from a good change event (one
+    with an ``after`` image)."""
+    payload = value["payload"]
+    if kind == "null_value":
+        return "null"
+    if kind == "nested_too_deep":
+        return "[" * 1100 + "]" * 1100
+    text = json.dumps(value, separators=(",", ":"))
+    if kind == "truncated_json":
+        return text[: len(text) // 2]
+    if kind == "duplicate_field":  # a reader keeping the last copy would delete
+        op = f'"op":"{payload["op"]}"'
+        return text.replace(op, op + ',"op":"d"', 1)
+    if kind == "missing_row_image":
+        bad = payload | {"op": "u", "after": None}
+        return json.dumps({"schema": value["schema"], "payload": bad}, separators=(",", ":"))
+    if kind == "schema_contradiction":
+        after = payload["after"] | {"qty": 1 << 40}
+        bad = {"schema": _retyped("qty", "int32"), "payload": payload | {"after": after}}
+        return json.dumps(bad, separators=(",", ":"))
+    after = payload["after"] | {"label": 12345}
+    bad = {"schema": _retyped("label", "int64"), "payload": payload | {"after": after}}
+    return json.dumps(bad, separators=(",", ":"))
+
+
 # step kinds by weight (out of 100): mostly row changes, some key changes,
 # re-snapshots and truncates
 KINDS = [("insert", 30), ("update", 20), ("toast", 10), ("delete", 15), ("rekey", 10)] + [
@@ -221,14 +278,16 @@ def deliver(histories: list[list[Event]], seed: int, first_offset: int = 0) -> D
     rng = random.Random(seed)
     offsets = [first_offset] * PARTITIONS
     delivery = Delivery()
-    pending: list[tuple[int, Event]] = []
+    pending: list[tuple[int, Event, str | None]] = []
     for events in histories:
         for event in events:
             partition = (event.key or 0) % PARTITIONS
-            pending.append((partition, event))
+            pending.append((partition, event, None))
             if rng.random() < 0.15:  # re-sent after a connector restart
-                pending.append((partition, event))
-    for partition, event in pending:
+                pending.append((partition, event, None))
+            if event.value["payload"]["after"] is not None and rng.random() < BAD_SHARE:
+                pending.append((partition, event, rng.choice(BAD_KINDS)))
+    for partition, event, bad in pending:
         key = None if event.key is None else {"schema": KEY_SCHEMA, "payload": {"id": event.key}}
         record = {
             "topic": TOPIC,
@@ -236,8 +295,14 @@ def deliver(histories: list[list[Event]], seed: int, first_offset: int = 0) -> D
             "offset": offsets[partition],
             "ts": EPOCH_MS + event.lsn // 1000,
             "key": None if key is None else json.dumps(key, separators=(",", ":")),
-            "payload": json.dumps(event.value, separators=(",", ":")),
+            "payload": (
+                json.dumps(event.value, separators=(",", ":"))
+                if bad is None
+                else corrupt(bad, event.value)
+            ),
         }
+        if bad is not None:
+            record[BAD_MARK] = bad  # an extra kcat field: landing ignores it
         offsets[partition] += 1
         (delivery.first if rng.random() < 0.5 else delivery.rest).append(record)
     rng.shuffle(delivery.first)
@@ -255,12 +320,17 @@ def landed_events(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     them (payload plus the Kafka offset), and the landing each came in
     (``_batch``, set by the harness: 0 when absent)."""
     found = []
-    for record in records:
+    for record in good_records(records):
         payload = json.loads(record["payload"])["payload"]
         # the reference orders by (lsn, offset); offsets repeat across
         # partitions, as in the staged _cdc_position
         found.append(payload | {"_offset": record["offset"], "_batch": record.get("_batch", 0)})
     return found
+
+
+def good_records(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records that are change events (not the bad ones mixed in)."""
+    return [r for r in records if BAD_MARK not in r]
 
 
 SAMPLE_FILE = "proptest-example-kcat.jsonl"
@@ -270,18 +340,37 @@ GENERATED_OFFSETS = 1_000_000  # and their offsets, after the sample's
 
 def write_sample(landing: Path) -> Path:
     """The small fixed example of this topic in the sample landing (so the
-    project has its models); the tests add generated histories to it."""
+    project has its models); the tests add generated histories to it. It
+    holds a bad record of every kind, so the project's generated schema
+    already knows the schema versions the generated bad records use (the
+    shared runs sync the project itself)."""
     drawn = truncates_first(draw_histories(6, random_seed=1))
     histories = [simulate(i, steps) for i, steps in enumerate(drawn)]
     delivery = deliver(histories, seed=1)
+    records = sorted(delivery.first + delivery.rest, key=_coordinates)
+    records += _missing_bad_kinds(records)
     target = landing / TOPIC / SAMPLE_FILE
-    write_records(target, sorted(delivery.first + delivery.rest, key=_coordinates))
+    write_records(target, records)
     (landing / TOPIC / "topic.yml").write_text(
         "# random histories drawn by tests/python/property_histories.py (see PROVENANCE.md)\n"
         "primary_key: id\nhistory: true\n",
         encoding="utf-8",
     )
     return target
+
+
+def _missing_bad_kinds(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A bad record of each kind ``records`` lack, made from its first
+    create, at the next offsets of that create's partition."""
+    present = {r[BAD_MARK] for r in records if BAD_MARK in r}
+    create = next(r for r in records if json.loads(r["payload"])["payload"]["op"] == "c")
+    offset = max(r["offset"] for r in records if r["partition"] == create["partition"])
+    added = []
+    for kind in (k for k in BAD_KINDS if k not in present):
+        offset += 1
+        payload = corrupt(kind, json.loads(create["payload"]))
+        added.append(create | {"offset": offset, "payload": payload, BAD_MARK: kind})
+    return added
 
 
 def _coordinates(record: dict[str, Any]) -> tuple[int, int]:

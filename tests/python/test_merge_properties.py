@@ -16,12 +16,14 @@ from typing import Any
 
 import property_histories as prop
 import pytest
+from conftest import SAMPLE_LANDING
 from e2e_harness import PROPERTY_EXAMPLES, PROPERTY_TABLES
 from reference_model import current_state, history, position
 
 pytestmark = pytest.mark.spark
 
 RUNS = ["first", "second", "third"]
+SAMPLE = SAMPLE_LANDING / prop.TOPIC / prop.SAMPLE_FILE
 
 
 def _landed(runs: dict[str, Any], run: str) -> list[dict[str, Any]]:
@@ -47,7 +49,9 @@ def _diff_report(expected: dict[int, Any], actual: dict[int, Any]) -> str:
 
 
 def test_enough_random_histories_were_generated(runs: dict[str, Any]) -> None:
-    records = runs["property_records"]["second"]
+    bad = {r[prop.BAD_MARK] for r in runs["property_records"]["second"] if prop.BAD_MARK in r}
+    assert bad == set(prop.BAD_KINDS)  # every kind of bad record is mixed in
+    records = prop.good_records(runs["property_records"]["second"])
     histories = {_history_of(json.loads(r["key"])["payload"]["id"]) for r in records if r["key"]}
     # a history may emit nothing (all its steps on absent keys): 169 of 200
     # emit events in the default draw, 171 with seed 1, 2,593 of 3,000 in
@@ -131,3 +135,46 @@ def test_a_re_sent_event_opens_no_second_version(runs: dict[str, Any], run: str)
         for r in runs[run][PROPERTY_TABLES["history"]]["rows"]
     ]
     assert len(versions) == len(set(versions))
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_every_bad_record_is_quarantined_with_its_reason(runs: dict[str, Any], run: str) -> None:
+    """The bad records mixed into the histories (issue 21) are each one
+    quarantine row with the reason they were made for; the state tests
+    above check that none of them changed a row."""
+    expected = {
+        (r["partition"], r["offset"]): r[prop.BAD_MARK]
+        for r in runs["property_records"][run]
+        if prop.BAD_MARK in r
+    }
+    rows = runs[run][PROPERTY_TABLES["quarantine"]]["rows"]
+    actual = {(r["_kafka_partition"], r["_kafka_offset"]): r["_quarantine_reason"] for r in rows}
+    assert actual == expected
+    assert expected and len(rows) == len(actual)
+
+
+def test_every_line_is_one_raw_record_and_every_dropped_read_is_in_the_ledger(
+    runs: dict[str, Any],
+) -> None:
+    """Count in = count out at the landing: every line of the topic's files
+    is exactly one raw record; the second landing read the first landing's
+    file again (another copy of it), and each of those reads is a ledger row
+    of `cdc_landing._landing_duplicates`, never a second raw record."""
+    second = runs["second"]
+    raw = {(r["landing_file"], r["landing_line"]) for r in second[PROPERTY_TABLES["raw"]]["rows"]}
+    assert len(raw) == len(second[PROPERTY_TABLES["raw"]]["rows"])
+    first = len(runs["property_records"]["first"])
+    sample = len(SAMPLE.read_text(encoding="utf-8").splitlines())
+    rest = len(runs["property_records"]["second"]) - first - sample
+    files = {"generated-first-kcat.jsonl": first, prop.SAMPLE_FILE: sample}
+    files["generated-rest-kcat.jsonl"] = rest
+    lines = {(f"{prop.TOPIC}/{name}", i) for name, count in files.items() for i in range(count)}
+    assert raw == lines
+    ledger = [
+        r
+        for r in second[PROPERTY_TABLES["duplicates"]]["rows"]
+        if r["raw_table"] == "proptest_public_items"
+    ]
+    assert len(ledger) == first
+    assert {(r["landing_file"], r["landing_line"]) for r in ledger} <= raw
+    assert {r["reason"] for r in ledger} == {"landed before"}

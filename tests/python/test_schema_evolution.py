@@ -8,11 +8,14 @@ again, and once more. Older rows read null in the new column; every value
 keeps its type and digits.
 
 Drift that sync has not seen is detected, never staged as nulls: between
-the second and third build, events of a version 3 (one more column) land
-and dbt runs without a sync; they are quarantined as `schema_not_covered`
-(naming the command to run), and a value whose JSON contradicts a known
-schema as `type_mismatch` naming the column. After sync and a full refresh
-of the base model they are staged.
+the second and third build, events of a version 3 (one more column) and of
+a version 4 (the price's scale grows to 3) land and dbt runs without a sync;
+they are quarantined as `schema_not_covered` (naming the command to run),
+and a value whose JSON contradicts a known schema as `type_mismatch` naming
+the column. The next `run` (sync, then an ordinary build: no full refresh)
+replays the version 3 event from quarantine into the tables; the version 4
+event changes a column's type in a way the table cannot take in place, and
+is quarantined as `incompatible_schema_change` (the default policy).
 """
 
 from __future__ import annotations
@@ -49,14 +52,18 @@ def _decimal(precision: int, scale: int = 2) -> dict[str, Any]:
 
 
 def _row(version: int) -> dict[str, Any]:
-    if version == 3:  # one more column, and the price's scale grows to 3
+    if version == 3:  # one more column
         row = _row(2)
-        extra = {"type": "int32", "optional": True, "field": "size"}
+        return row | {
+            "fields": [*row["fields"], {"type": "int32", "optional": True, "field": "size"}]
+        }
+    if version == 4:  # the price's scale grows to 3
+        row = _row(3)
         fields = [
             f if f["field"] != "price" else {**_decimal(9, 3), "field": "price"}
             for f in row["fields"]
         ]
-        return row | {"fields": [*fields, extra]}
+        return row | {"fields": fields}
     fields = [
         {"type": "int32", "optional": False, "field": "item_id"},
         {"type": "int32" if version == 1 else "int64", "optional": version == 2, "field": "qty"},
@@ -114,14 +121,15 @@ V2 = [
     (1, "u", {"item_id": 1, "qty": 1 << 40, "price": "123456.78", "color": "red"}),
     (4, "c", {"item_id": 4, "qty": None, "price": "0.01", "color": None}),
 ]
-V3 = [(5, "c", {"item_id": 5, "qty": 2, "price": "3.125", "color": "blue", "size": 42})]
+V3 = [(5, "c", {"item_id": 5, "qty": 2, "price": "3.12", "color": "blue", "size": 42})]
+V4 = [(7, "c", {"item_id": 7, "qty": 2, "price": "3.125", "color": "blue", "size": 43})]
 # a known (version 2) schema, but qty holds text
 MISMATCH = [(6, "c", {"item_id": 6, "qty": "lots", "price": "1.00", "color": None})]
 
 
 def _lines(events: list[tuple[int, str, dict[str, Any]]], version: int, first: int) -> str:
     lines = []
-    scale = 3 if version == 3 else 2
+    scale = 3 if version == 4 else 2
     for number, (item_id, op, row) in enumerate(events, start=first):
         after = row | {"price": decimal_base64(Decimal(row["price"]), scale)}
         lines.append(_kcat(number, _value(version, op, 1000 + number, after), item_id))
@@ -156,16 +164,22 @@ def evolved(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         _run(project, state, *run, "build", "--vars", "{cdc_test_scope: all}")
         (landing / "b-v2.jsonl").write_text(_lines(V2, 2, len(V1)), encoding="utf-8")
     again = _run(project, state, *run, "build")  # a later run keeps working
-    drifted = _lines(V3, 3, len(V1) + len(V2)) + _lines(MISMATCH, 2, len(V1) + len(V2) + 1)
+    drifted = (
+        _lines(V3, 3, len(V1) + len(V2))
+        + _lines(MISMATCH, 2, len(V1) + len(V2) + 1)
+        + _lines(V4, 4, len(V1) + len(V2) + 2)
+    )
     (landing / "c-v3.jsonl").write_text(drifted, encoding="utf-8")
     _run(project, state, *helpers, "land", "--landing", str(root / "landing"))
     _run(project, state, dbt, "run", "--select", BASE.split(".")[1])  # no sync
     before_sync = _export(project, state, BASE)
     out = root / "export.json"
     exports = ["--export", str(out), "--export-table", CURRENT, "--export-table", BASE]
-    refresh = ["build", "--full-refresh", "--select", BASE.split(".")[1] + "+"]
-    _run(project, state, *run[:-1], *exports, "--", *refresh)  # sync, then refresh
-    return {"build": again, "drift": before_sync[BASE]} | _tables(out.read_text(encoding="utf-8"))
+    # sync, then an ordinary build: the quarantined version 3 event is replayed
+    replayed = _run(project, state, *run[:-1], *exports, "--", "build")
+    return {"build": again, "replayed": replayed, "drift": before_sync[BASE]} | _tables(
+        out.read_text(encoding="utf-8")
+    )
 
 
 def _export(project: Path, state: Path, *tables: str) -> dict[str, Any]:
@@ -184,16 +198,17 @@ def _tables(exported: str) -> dict[str, Any]:
 def test_new_and_widened_columns_reach_the_tables(evolved: dict[str, Any]) -> None:
     for table in (CURRENT, BASE):
         types = evolved[table]["types"]
-        assert (types["qty"], types["price"], types["color"]) == (
+        assert (types["qty"], types["price"], types["color"], types["size"]) == (
             "bigint",
-            "decimal(9,3)",
+            "decimal(8,2)",
             "string",
+            "int",
         ), table
 
 
 def test_current_state_after_the_evolution(evolved: dict[str, Any]) -> None:
     rows = {r["item_id"]: r for r in evolved[CURRENT]["rows"]}
-    assert sorted(rows) == [1, 2, 3, 4, 5]  # 5: the drifted event, staged after sync
+    assert sorted(rows) == [1, 2, 3, 4, 5]  # 5: the drifted event, replayed after sync
     assert (rows[1]["qty"], Decimal(str(rows[1]["price"])), rows[1]["color"]) == (
         1 << 40,
         Decimal("123456.78"),
@@ -210,7 +225,7 @@ def test_current_state_after_the_evolution(evolved: dict[str, Any]) -> None:
 
 def test_older_rows_read_null_in_the_new_column(evolved: dict[str, Any]) -> None:
     base = evolved[BASE]["rows"]
-    assert len(base) == len(V1) + len(V2) + len(V3) + len(MISMATCH)
+    assert len(base) == len(V1) + len(V2) + len(V3) + len(MISMATCH) + len(V4)
     old = [r for r in base if r["_kafka_offset"] < len(V1)]
     assert old and all(r["color"] is None for r in old)
     assert "PASS=" in evolved["build"] and "ERROR=0" in evolved["build"]
@@ -219,12 +234,11 @@ def test_older_rows_read_null_in_the_new_column(evolved: dict[str, Any]) -> None
 def test_drift_sync_has_not_seen_is_quarantined_not_nulled(evolved: dict[str, Any]) -> None:
     by_offset = {r["_kafka_offset"]: r for r in evolved["drift"]["rows"]}
     drifted_at = len(V1) + len(V2)
-    rows = {5: by_offset[drifted_at], 6: by_offset[drifted_at + 1]}
-    assert rows[5]["_quarantine_reason"] == "schema_not_covered"
+    rows = {5: by_offset[drifted_at], 6: by_offset[drifted_at + 1], 7: by_offset[drifted_at + 2]}
+    assert rows[5]["_quarantine_reason"] == rows[7]["_quarantine_reason"] == "schema_not_covered"
     assert "python -m python_helpers sync" in rows[5]["_quarantine_detail"]
-    assert (
-        "--full-refresh --select base_postgres__evo_public_items+"
-        in (rows[5]["_quarantine_detail"])
+    assert rows[5]["_quarantine_detail"].endswith(
+        "the next run (`make run`, or sync then dbt build) stages it"
     )
     assert rows[5]["_kafka_value"] is not None  # the record as landed, nothing lost
     assert rows[6]["_quarantine_reason"] == "type_mismatch"
@@ -233,22 +247,34 @@ def test_drift_sync_has_not_seen_is_quarantined_not_nulled(evolved: dict[str, An
     assert earlier and all(r["_quarantine_reason"] is None for r in earlier)
 
 
-def test_after_sync_and_a_full_refresh_the_drifted_event_is_staged(evolved: dict[str, Any]) -> None:
+def test_after_sync_the_drifted_event_is_replayed_without_a_full_refresh(
+    evolved: dict[str, Any],
+) -> None:
+    """Issue 21: a record quarantined as schema_not_covered is staged by the
+    next run once sync knows its version, merged like any late event; the
+    base model keeps one row per landed record."""
+    assert "--full-refresh" not in evolved["replayed"] and "ERROR=0" in evolved["replayed"]
     base = {r["_kafka_offset"]: r for r in evolved[BASE]["rows"]}
+    assert len(base) == len(evolved[BASE]["rows"])  # the quarantine row was replaced
     drifted = base[len(V1) + len(V2)]
     assert (drifted["_quarantine_reason"], drifted["size"]) == (None, 42)
     current = {r["item_id"]: r for r in evolved[CURRENT]["rows"]}
     assert current[5]["size"] == 42 and current[1]["size"] is None
-    # the scale grew from 2 to 3: every event is decoded with its own version's scale
-    assert evolved[CURRENT]["types"]["price"] == "decimal(9,3)"
+    assert evolved[CURRENT]["types"]["price"] == "decimal(8,2)"
     prices = {k: Decimal(str(r["price"])) for k, r in current.items()}
     assert prices == {
         1: Decimal("123456.78"),
         2: Decimal("9999.99"),
         3: Decimal("-0.25"),
         4: Decimal("0.01"),
-        5: Decimal("3.125"),
+        5: Decimal("3.12"),
     }
     mismatch = base[len(V1) + len(V2) + 1]
     assert mismatch["_quarantine_reason"] == "type_mismatch"  # still: its JSON is wrong
     assert 6 not in current
+    # a larger scale cannot be applied in place: kept out, the table keeps its type
+    scaled = base[len(V1) + len(V2) + 2]
+    assert scaled["_quarantine_reason"] == "incompatible_schema_change"
+    assert "column price: the table has bytes (Decimal, scale 2)" in scaled["_quarantine_detail"]
+    assert "declares bytes (Decimal, scale 3)" in scaled["_quarantine_detail"]
+    assert 7 not in current

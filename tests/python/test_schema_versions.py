@@ -108,3 +108,18 @@ def test_which_type_changes_apply_in_place() -> None:
     assert not compatible(decimal, int32)
     assert not compatible(int32, column({"type": "string"}))
     assert not compatible(date, int32) and not compatible(int32, column({"type": "double"}))
+
+    def dec(precision: int, scale: int) -> ConnectSchema:
+        parameters = {"scale": str(scale), "connect.decimal.precision": str(precision)}
+        return column(
+            {
+                "type": "bytes",
+                "name": "org.apache.kafka.connect.data.Decimal",
+                "parameters": parameters,
+            }
+        )
+
+    assert compatible(dec(9, 2), dec(12, 2)) and compatible(dec(12, 2), dec(9, 2))  # precision
+    assert compatible(dec(9, 3), dec(8, 2))  # a smaller scale whose digits fit
+    assert not compatible(dec(9, 3), dec(12, 2))  # 10 digits before the point, the table has 6
+    assert not compatible(dec(9, 2), dec(9, 3))  # a larger scale changes the column's type

@@ -15,6 +15,7 @@
 {% test cdc_accounts_for_landed_records(model, landed, staging, quarantine, heartbeats=none) %}
 
 {%- set window = cdc_test_window(quarantine) or 'true' %}
+{%- set landed_window = cdc_test_window(quarantine, landed=true) or 'true' %}
 
 with
 
@@ -23,7 +24,7 @@ landed as (
         landing_file as _landing_file,
         landing_line as _landing_line
     from {{ landed }}
-    where {{ window | replace('_landing_batch', 'landing_batch') }}
+    where {{ landed_window }}
 ),
 
 base as (
