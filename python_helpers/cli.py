@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from python_helpers import rebuilds
 from python_helpers.connect_schema import SchemaError, parse_schema
 from python_helpers.generate import GENERATED_MACRO, SpecError, read_macro
 from python_helpers.jars import install_iceberg_jar
@@ -101,6 +102,10 @@ def _cmd_sync(args: argparse.Namespace) -> int:
         return 1
     for topic, reason in sorted(result.skipped.items()):
         print(f"skipped {topic}: {reason}", file=sys.stderr)
+    if result.rebuild and not args.check:
+        rebuilds.add(_state(), result.rebuild)
+        for topic in result.rebuild:
+            print(f"{topic}: schema_changes widened column types; `run` rebuilds its models")
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if args.check:
@@ -173,6 +178,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if code:
             return code
     dbt_args = [a for a in args.dbt_args if a != "--"] or ["build"]
+    if topics := rebuilds.pending(_state()):
+        rebuild = ["build", "--full-refresh", "--select", *rebuilds.selectors(topics)]
+        print(f"dbt {' '.join(rebuild)}", flush=True)
+        if not dbtRunner().invoke(rebuild).success:
+            print(f"the rebuild of {', '.join(topics)} failed; the next run tries again")
+        else:
+            rebuilds.done(_state())
+        steps.append(("rebuild", time.monotonic() - started))
     print(f"dbt {' '.join(dbt_args)}", flush=True)
     result = dbtRunner().invoke(dbt_args)
     steps.append(("dbt " + dbt_args[0], time.monotonic() - started))

@@ -105,6 +105,24 @@ class TopicSpec:
     invalid_versions: dict[str, str] = field(default_factory=dict, compare=False)
     version_columns: dict[str, dict[str, str]] = field(default_factory=dict, compare=False)
 
+    def with_policy(self, policy: str) -> TopicSpec:
+        """This spec under the schema-change ``policy`` (topic.yml changed
+        with nothing new landed): under widen, the quarantined versions'
+        columns are widened into the table schema."""
+        if policy == self.schema_changes:
+            return self
+        if policy != WIDEN or not self.incompatible_versions:
+            return replace(self, schema_changes=policy)
+        found = [c for columns in self.incompatible_versions.values() for c in columns]
+        widened = widen_with(self.value_schema, found)
+        return replace(
+            self,
+            schema_changes=policy,
+            value_schema=widened,
+            decimal_scales=_merged_scales(self, self, widened),
+            incompatible_versions={},
+        )
+
     def merged_with(self, other: TopicSpec) -> TopicSpec:
         """Combine with the spec stored by an earlier sync of the same topic."""
         key = self.key_schema

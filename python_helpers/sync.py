@@ -56,6 +56,10 @@ class SyncResult:
     specs: dict[str, TopicSpec] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    # topics whose table types changed in a way no incremental build can
+    # apply (quarantined versions widened: schema_changes became widen):
+    # their models must be rebuilt from the raw landing
+    rebuild: list[str] = field(default_factory=list)
     generated_changed: bool = False
     scaffolded: list[Path] = field(default_factory=list)
     bytes_scanned: int = 0
@@ -348,7 +352,10 @@ def sync(
         result.bytes_scanned += scanned
         if not new and topic_dir.name in specs:
             result.files_unchanged += 1
-            result.specs[topic_dir.name] = specs[topic_dir.name]
+            stored = specs[topic_dir.name]
+            specs[topic_dir.name] = result.specs[topic_dir.name] = stored.with_policy(policy)
+            if stored.incompatible_versions and not specs[topic_dir.name].incompatible_versions:
+                result.rebuild.append(topic_dir.name)  # topic.yml changed, nothing landed
             continue
         if progress is not None and scanned:
             progress(
@@ -367,6 +374,10 @@ def sync(
             spec = known  # nothing new that changes it (e.g. known schemas only)
         elif spec is not None and known is not None:
             spec = spec.merged_with(known)
+        if known is not None and known.incompatible_versions and spec is not None:
+            spec = spec.with_policy(policy)
+            if not spec.incompatible_versions:
+                result.rebuild.append(topic_dir.name)
         if spec is None:
             result.skipped[topic_dir.name] = reason or "unknown"
             continue

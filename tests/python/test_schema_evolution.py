@@ -177,9 +177,18 @@ def evolved(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     exports = ["--export", str(out), "--export-table", CURRENT, "--export-table", BASE]
     # sync, then an ordinary build: the quarantined version 3 event is replayed
     replayed = _run(project, state, *run[:-1], *exports, "--", "build")
-    return {"build": again, "replayed": replayed, "drift": before_sync[BASE]} | _tables(
-        out.read_text(encoding="utf-8")
-    )
+    replayed_tables = _tables(out.read_text(encoding="utf-8"))
+    # topic.yml now says how to evolve: the next run rebuilds the topic's
+    # models by itself and stages the version 4 event (price: scale 3)
+    (landing / "topic.yml").write_text("schema_changes: widen\n", encoding="utf-8")
+    widened = _run(project, state, *run[:-1], *exports, "--", "build")
+    return {
+        "build": again,
+        "replayed": replayed,
+        "widened_output": widened,
+        "drift": before_sync[BASE],
+        "widened": _tables(out.read_text(encoding="utf-8")),
+    } | replayed_tables
 
 
 def _export(project: Path, state: Path, *tables: str) -> dict[str, Any]:
@@ -278,3 +287,25 @@ def test_after_sync_the_drifted_event_is_replayed_without_a_full_refresh(
     assert "column price: the table has bytes (Decimal, scale 2)" in scaled["_quarantine_detail"]
     assert "declares bytes (Decimal, scale 3)" in scaled["_quarantine_detail"]
     assert 7 not in current
+
+
+def test_once_topic_yml_says_widen_the_next_run_rebuilds_and_stages_it(
+    evolved: dict[str, Any],
+) -> None:
+    """Issue 21: the records of the version the table could not take are
+    staged by the next run once the topic's declaration says how to evolve
+    (`schema_changes: widen`): `run` rebuilds the topic's models from the raw
+    landing by itself (the column's type changes, which Iceberg cannot do in
+    place), so nobody has to find the command."""
+    output = evolved["widened_output"]
+    assert "schema_changes widened column types; `run` rebuilds its models" in output
+    assert "--full-refresh --select config.meta.cdc_topic:evo.public.items+" in output
+    assert "ERROR=0" in output
+    tables = evolved["widened"]
+    assert tables[CURRENT]["types"]["price"] == "decimal(9,3)"
+    current = {r["item_id"]: r for r in tables[CURRENT]["rows"]}
+    assert sorted(current) == [1, 2, 3, 4, 5, 7]
+    assert Decimal(str(current[7]["price"])) == Decimal("3.125")
+    assert Decimal(str(current[5]["price"])) == Decimal("3.12")
+    reasons = [r["_quarantine_reason"] for r in tables[BASE]["rows"] if r["_quarantine_reason"]]
+    assert reasons == ["type_mismatch"]  # the one record whose JSON is wrong

@@ -87,11 +87,18 @@ def test_widen_policy_widens_and_drops_decimal_scales(tmp_path: Path) -> None:
 
 
 def test_switching_to_widen_later_takes_the_quarantined_versions(tmp_path: Path) -> None:
+    """topic.yml says widen after the versions were quarantined, with
+    nothing new landed: the next sync widens the stored table schema and
+    names the topic for a rebuild (its Iceberg column types change)."""
     landing = _landing(tmp_path, ("orders-kcat.jsonl", BAD_FILE))
-    sync(tmp_path, landing, state_dir=tmp_path / "state")
+    first = sync(tmp_path, landing, state_dir=tmp_path / "state")
+    assert first.rebuild == []
     (landing / ORDERS_TOPIC / "topic.yml").write_text("schema_changes: widen\n", encoding="utf-8")
-    sync(tmp_path, landing)
+    again = sync(tmp_path, landing, state_dir=tmp_path / "state")  # nothing new to scan
+    assert again.files_unchanged == 1 and again.rebuild == [ORDERS_TOPIC]
     assert _columns(tmp_path)["amount"]["type"] == "string"
+    assert sync(tmp_path, landing, state_dir=tmp_path / "state").rebuild == []  # once
+    assert sync(tmp_path, landing, check=True).generated_changed is False
 
 
 def test_which_type_changes_apply_in_place() -> None:
