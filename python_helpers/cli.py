@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from python_helpers import rebuilds
+from python_helpers import rebuilds, spec_files
 from python_helpers.connect_schema import SchemaError, parse_schema
-from python_helpers.generate import GENERATED_MACRO, SpecError, read_macro
+from python_helpers.generate import SpecError
 from python_helpers.jars import install_iceberg_jar
 from python_helpers.landing import topic_dirs
 from python_helpers.project_check import ProjectError
@@ -49,8 +49,7 @@ def _cmd_land(args: argparse.Namespace) -> int:
     landing = _landing(args.landing)
     state = _state()
     _refuse_old_state(state)
-    macro = Path(GENERATED_MACRO)
-    known = list(read_macro(macro.read_text(encoding="utf-8"))) if macro.exists() else []
+    known = spec_files.known_topics(Path("."))
     fingerprint = raw_store.landing_fingerprint(landing, known)
     if raw_store.nothing_new(fingerprint, state):
         print(f"nothing new to land in {landing}: every file is as the last landing left it")
@@ -110,7 +109,9 @@ def _cmd_sync(args: argparse.Namespace) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     if args.check:
         if result.generated_changed:
-            print("generated schemas are out of date: run `python -m python_helpers sync`")
+            stale = ", ".join(str(path) for path in result.stale[:5])
+            more = f" and {len(result.stale) - 5} more" if len(result.stale) > 5 else ""
+            print(f"out of date: {stale}{more}; run `python -m python_helpers sync`")
             return 1
         print("generated schemas are up to date")
         return 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from python_helpers.generate import GENERATED_MACRO
+from python_helpers.spec_files import LEGACY_MACRO, SPEC_DIR
 
 COPIED = ("dbt_project.yml", "profiles", "macros", "tests/dbt", "models/docs")
 
@@ -28,5 +28,6 @@ def project_copy(project: Path, target: Path) -> Path:
             shutil.copytree(source, destination)
         else:
             shutil.copy(source, destination)
-    (target / GENERATED_MACRO).unlink(missing_ok=True)
+    (target / LEGACY_MACRO).unlink(missing_ok=True)
+    shutil.rmtree(target / SPEC_DIR, ignore_errors=True)
     return target

@@ -3,13 +3,12 @@
 For every topic of a landing: gather and merge its embedded schema blocks,
 find its connector (``source.connector``) and primary key (the key schema's
 fields, or ``primary_key`` in the topic folder's ``topic.yml``, or the
-``--primary-key`` option), regenerate ``macros/generated/cdc_topic_schemas.sql``
-and scaffold models for topics that have none.
+``--primary-key`` option), regenerate each topic's spec file (``macros/generated/topics/``) and
+scaffold models for topics that have none.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from dataclasses import dataclass, field
@@ -18,17 +17,10 @@ from typing import Any
 
 import yaml
 
+from python_helpers import spec_files
 from python_helpers.connect_schema import ConnectSchema, SchemaError, parse_schema
 from python_helpers.digest import file_digest
-from python_helpers.generate import (
-    GENERATED_MACRO,
-    SpecError,
-    TopicSpec,
-    decimal_scales,
-    read_macro,
-    render_macro,
-    row_schema,
-)
+from python_helpers.generate import SpecError, TopicSpec, decimal_scales, row_schema
 from python_helpers.history_scaffold import history_unsupported, scaffold_histories
 from python_helpers.landing import (
     TOPIC_CONFIG_FILE,
@@ -61,6 +53,10 @@ class SyncResult:
     # their models must be rebuilt from the raw landing
     rebuild: list[str] = field(default_factory=list)
     generated_changed: bool = False
+    # the generated files a write would change, and the topics whose spec
+    # file was rewritten (their models must be built again)
+    stale: list[Path] = field(default_factory=list)
+    respecified: list[str] = field(default_factory=list)
     scaffolded: list[Path] = field(default_factory=list)
     bytes_scanned: int = 0
     files_unchanged: int = 0
@@ -174,26 +170,25 @@ def _head_digest(path: Path, length: int) -> str:
 @dataclass
 class ScanState:
     """Where each landing file's scan stopped, and which schema texts each
-    topic has shown, as of the generated macro whose digest it names."""
+    topic has shown, as of the generated spec files whose digest it names."""
 
-    macro_digest: str = ""
+    specs_digest: str = ""
     files: dict[str, dict[str, Any]] = field(default_factory=dict)
     seen: dict[str, list[str]] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, path: Path | None, macro_text: str) -> ScanState:
-        digest = hashlib.sha1(macro_text.encode()).hexdigest()
+    def load(cls, path: Path | None, digest: str) -> ScanState:
         if path is None or not path.exists():
             return cls(digest)
         loaded = json.loads(path.read_text(encoding="utf-8"))
-        if loaded.get("macro_digest") != digest:
-            return cls(digest)  # the macro changed behind sync's back: rescan
+        if loaded.get("specs_digest") != digest:
+            return cls(digest)  # the specs changed behind sync's back: rescan
         return cls(digest, loaded.get("files", {}), loaded.get("seen", {}))
 
-    def save(self, path: Path, macro_text: str) -> None:
-        self.macro_digest = hashlib.sha1(macro_text.encode()).hexdigest()
+    def save(self, path: Path, digest: str) -> None:
+        self.specs_digest = digest
         path.parent.mkdir(parents=True, exist_ok=True)
-        body = {"macro_digest": self.macro_digest, "files": self.files, "seen": self.seen}
+        body = {"specs_digest": self.specs_digest, "files": self.files, "seen": self.seen}
         path.write_text(json.dumps(body, sort_keys=True), encoding="utf-8")
 
     def resume_at(self, item: LandingFile) -> int | None:
@@ -330,11 +325,9 @@ def sync(
     With ``state_dir``, only what was not scanned before is scanned; a check
     always scans everything."""
     result = SyncResult()
-    macro_path = project / GENERATED_MACRO
-    old_text = macro_path.read_text(encoding="utf-8") if macro_path.exists() else ""
-    specs = read_macro(old_text) if old_text else {}
+    specs = spec_files.load_specs(project)
     state_path = None if check or state_dir is None else state_dir / STATE_FILE
-    state = ScanState.load(state_path, old_text)
+    state = ScanState.load(state_path, spec_files.digest(project))
     dirs = topic_dirs(landing)
     # topics that borrow another topic's schema go after the others
     configs = {d.name: _topic_config(d) for d in dirs}
@@ -394,16 +387,14 @@ def sync(
             )
         specs[spec.topic] = spec
         result.specs[spec.topic] = spec
-    new_text = render_macro(specs)
-    result.generated_changed = new_text != old_text
+    result.stale = spec_files.stale(project, specs)
+    result.generated_changed = bool(result.stale)
     if check:
         check_project(project / "models")
         return result
-    if result.generated_changed:
-        macro_path.parent.mkdir(parents=True, exist_ok=True)
-        macro_path.write_text(new_text, encoding="utf-8")
+    result.respecified = spec_files.write_specs(project, specs)
     if state_path is not None:
-        state.save(state_path, new_text)
+        state.save(state_path, spec_files.digest(project))
     entities = {
         name: str(config["model_name"])
         for name, config in configs.items()

@@ -1,7 +1,7 @@
 {#-
     Returns the SQL expression that turns one row-image field, as from_json
     read it (raw JSON type), into its native Spark type. `column` is one entry
-    of cdc_topic_schemas()[topic].columns (or, inside it, a nested decoder):
+    of cdc_topic_spec(topic).columns (or, inside it, a nested decoder):
     its `decoder` names the logical Kafka Connect / Debezium type (decimal,
     date, timestamp_micros, ...), or says that a struct / array / map holds
     fields, items or values to decode, at any depth. Timestamps and dates

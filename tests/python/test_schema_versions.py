@@ -12,8 +12,9 @@ from pathlib import Path
 
 from conftest import ORDERS_TOPIC, SAMPLE_LANDING
 
+from python_helpers import spec_files
 from python_helpers.connect_schema import ConnectSchema, parse_schema
-from python_helpers.generate import GENERATED_MACRO, read_macro, render_spec
+from python_helpers.generate import render_spec
 from python_helpers.schema_evolution import compatible
 from python_helpers.sync import sync
 
@@ -31,7 +32,7 @@ def _landing(tmp_path: Path, files: tuple[str, ...], config: str = "") -> Path:
 
 
 def _columns(project: Path) -> dict[str, dict[str, object]]:
-    specs = read_macro((project / GENERATED_MACRO).read_text(encoding="utf-8"))
+    specs = spec_files.load_specs(project)
     rendered = render_spec(specs[ORDERS_TOPIC])
     return {c["name"]: c for c in rendered["columns"]}
 
@@ -68,8 +69,8 @@ def test_a_later_sync_judges_new_versions_against_the_stored_table(tmp_path: Pat
     shutil.copy(SAMPLE_LANDING / ORDERS_TOPIC / BAD_FILE, landing / ORDERS_TOPIC / BAD_FILE)
     sync(tmp_path / "two", landing, state_dir=tmp_path / "state")
     sync(tmp_path / "one", landing)
-    two = (tmp_path / "two" / GENERATED_MACRO).read_text(encoding="utf-8")
-    assert two == (tmp_path / "one" / GENERATED_MACRO).read_text(encoding="utf-8")
+    two = spec_files.spec_path(tmp_path / "two", ORDERS_TOPIC).read_text(encoding="utf-8")
+    assert two == spec_files.spec_path(tmp_path / "one", ORDERS_TOPIC).read_text(encoding="utf-8")
     assert "incompatible_versions" in two
 
 
