@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from python_helpers import rebuilds, spec_files
+from python_helpers import build_plan, rebuilds, spec_files
 from python_helpers.connect_schema import SchemaError, parse_schema
 from python_helpers.generate import SpecError
 from python_helpers.jars import install_iceberg_jar
@@ -51,7 +51,8 @@ def _cmd_land(args: argparse.Namespace) -> int:
     _refuse_old_state(state)
     known = spec_files.known_topics(Path("."))
     fingerprint = raw_store.landing_fingerprint(landing, known)
-    if raw_store.nothing_new(fingerprint, state):
+    changed = raw_store.changed_topics(fingerprint, state)
+    if changed is not None and not changed:
         print(f"nothing new to land in {landing}: every file is as the last landing left it")
         return 0
     raw_store.forget_landing(state)
@@ -59,10 +60,18 @@ def _cmd_land(args: argparse.Namespace) -> int:
     for topic in unmodelled:
         print(f"not landing {topic}: sync generated no schema for it (see its reason above)")
     where = "Spark starting" if target_name() == "local" else "through the cluster target"
-    print(f"landing {landing} ({where})", flush=True)
+    what = "every topic" if changed is None else f"{len(changed)} topic(s) with changed files"
+    print(f"landing {landing}: {what} ({where})", flush=True)
     reports = raw_store.land_all(
-        open_engine(Path(".")), landing, lambda line: print(line, flush=True), known, bool(known)
+        open_engine(Path(".")),
+        landing,
+        lambda line: print(line, flush=True),
+        known,
+        bool(known),
+        changed,
     )
+    new = {r.topic for r in reports if r.landed or r.rolled_back}
+    build_plan.add(state, set(known) if changed is None else new | (changed & set(known)))
     raw_store.remember_landing(fingerprint, state)
     header = ("topic", "files", "unchanged", "read", "landed", "already", "unreadable", "s")
     print(f"{header[0]:<40}" + "".join(f"{h:>11}" for h in header[1:]))
@@ -101,6 +110,8 @@ def _cmd_sync(args: argparse.Namespace) -> int:
         return 1
     for topic, reason in sorted(result.skipped.items()):
         print(f"skipped {topic}: {reason}", file=sys.stderr)
+    if not args.check:
+        build_plan.add(_state(), result.respecified)
     if result.rebuild and not args.check:
         rebuilds.add(_state(), result.rebuild)
         for topic in result.rebuild:
@@ -187,36 +198,74 @@ def _cmd_run(args: argparse.Namespace) -> int:
         else:
             rebuilds.done(_state())
         steps.append(("rebuild", time.monotonic() - started))
-    print(f"dbt {' '.join(dbt_args)}", flush=True)
-    result = dbtRunner().invoke(dbt_args)
+    planned = build_plan.plan(_state(), Path("."), dbt_args, args.all)
+    if planned.args is None:
+        print(f"{planned.reason}: no dbt (`run --all` builds everything)")
+    elif not _build(args, dbt_args, planned, steps, started):
+        return 1
+    if args.show:
+        _cmd_show(args)
+    return _export(args) or _done(started, steps)
+
+
+def _build(
+    args: argparse.Namespace,
+    dbt_args: list[str],
+    planned: build_plan.Plan,
+    steps: list[tuple[str, float]],
+    started: float,
+) -> bool:
+    """Run the planned dbt build (and source freshness): whether it succeeded."""
+    import time
+
+    from dbt.cli.main import dbtRunner
+
+    assert planned.args is not None
+    print(f"dbt {' '.join(planned.args)}  ({planned.reason})", flush=True)
+    result = dbtRunner().invoke(planned.args)
     steps.append(("dbt " + dbt_args[0], time.monotonic() - started))
     if not result.success:
         if result.exception is not None:  # dbt could not start: say why
             print(f"dbt failed: {result.exception}", file=sys.stderr)
-        return 1
+        return False
+    build_plan.succeeded(_state(), Path("."), planned)
     if args.freshness:
-        _source_freshness(dbtRunner(), dbt_args)
+        _source_freshness(dbtRunner(), dbt_args, planned.topics if planned.narrowed else None)
         steps.append(("freshness", time.monotonic() - started))
-    if args.show:
-        _cmd_show(args)
+    return True
+
+
+def _export(args: argparse.Namespace) -> int:
+    """``run --export``: write the asked tables as JSON."""
     if args.export:
         from python_helpers.export import export_json
 
         Path(args.export).write_text(export_json(Path("."), args.export_table), encoding="utf-8")
+    return 0
+
+
+def _done(started: float, steps: list[tuple[str, float]]) -> int:
+    """Print how long each step of a run took."""
+    import time
+
     begins = [0.0] + [at for _, at in steps]
     summary = ", ".join(f"{name} {at - begins[i]:.1f}s" for i, (name, at) in enumerate(steps))
     print(f"done in {time.monotonic() - started:.1f}s ({summary})")
     return 0
 
 
-def _source_freshness(runner: Any, dbt_args: list[str]) -> None:
-    """`dbt source freshness` (same target as ``dbt_args``), as a table."""
+def _source_freshness(runner: Any, dbt_args: list[str], topics: list[str] | None) -> None:
+    """`dbt source freshness` (same target as ``dbt_args``), as a table: of
+    the sources of ``topics`` (None: of every source)."""
     from python_helpers.freshness import freshness_rows, render
 
     target = []
     if "--target" in dbt_args[:-1]:
         target = ["--target", dbt_args[dbt_args.index("--target") + 1]]
-    result = runner.invoke(["--quiet", "source", "freshness", *target])
+    selection = ["--select", *rebuilds.selectors(topics)] if topics else []
+    if topics == []:
+        return
+    result = runner.invoke(["--quiet", "source", "freshness", *target, *selection])
     if result.exception is not None:
         print(f"source freshness failed: {result.exception}", file=sys.stderr)
         return
@@ -302,6 +351,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="run `dbt source freshness` after dbt and print its results as a table",
     )
     run.add_argument("--rows", type=int, default=5)
+    run.add_argument(
+        "--all",
+        action="store_true",
+        help="build every model, not only those of the topics that changed since the last build",
+    )
     run.add_argument(
         "--export", metavar="FILE", help="after dbt, write the --export-table tables as JSON"
     )

@@ -488,21 +488,38 @@ def landing_fingerprint(landing: Path, known_topics: Iterable[str]) -> dict[str,
         "landing": str(landing.resolve()),
         "files": files,
         "tables": sorted({raw_table_name(t) for t in known_topics}),
+        "topics": sorted(known_topics),
     }
 
 
-def nothing_new(fingerprint: dict[str, Any], state: Path) -> bool:
-    """Whether the landing is exactly as this state folder's last landing
-    left it (``landing_fingerprint``): then there is nothing to land and
-    Spark need not start. Any doubt answers False."""
+def changed_topics(fingerprint: dict[str, Any], state: Path) -> set[str] | None:
+    """The topics whose dump files differ from what this state folder's last
+    landing saw (``landing_fingerprint``), plus known topics whose raw table
+    that landing did not create; None when there is no such landing to
+    compare with (then every topic is landed). An empty set: nothing to
+    land, and Spark need not start. Any doubt answers None."""
     path = state / LAST_LANDING_FILE
     if not path.exists():
-        return False
+        return None
     try:
         remembered = json.loads(path.read_text(encoding="utf-8"))
     except ValueError:
-        return False
-    return bool(remembered == fingerprint)
+        return None
+    if remembered.get("landing") != fingerprint["landing"]:
+        return None
+    old, new = _files_by_topic(remembered.get("files", {})), _files_by_topic(fingerprint["files"])
+    changed = {topic for topic in old.keys() | new.keys() if old.get(topic) != new.get(topic)}
+    tables = set(remembered.get("tables", ()))
+    created = {t for t in fingerprint["topics"] if raw_table_name(t) not in tables}
+    return changed | created
+
+
+def _files_by_topic(files: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    grouped: dict[str, dict[str, Any]] = {}
+    for name, stat in files.items():
+        topic, _, file_name = name.partition("/")
+        grouped.setdefault(topic, {})[file_name] = stat
+    return grouped
 
 
 def remember_landing(fingerprint: dict[str, Any], state: Path) -> None:
@@ -537,21 +554,27 @@ def land_all(
     progress: Callable[[str], Any] | None = None,
     known_topics: Iterable[str] = (),
     modelled_only: bool = False,
+    only: set[str] | None = None,
 ) -> list[LandingReport]:
     """Land every topic folder of ``landing`` as one batch (with
     ``modelled_only``, only those of ``known_topics``, the project's
-    generated specs: a topic no model reads stays in its folder). Raw
-    tables of ``known_topics`` that the landing has no folder for are
-    created empty, so their models build."""
+    generated specs: a topic no model reads stays in its folder; with
+    ``only``, only those topics: the others are as the last landing left
+    them). Raw tables of ``known_topics`` that the landing has no folder
+    for are created empty, so their models build."""
     prepare(engine)
     known = set(known_topics)
-    for topic in sorted(known):
+    for topic in sorted(known if only is None else known & only):
         _create_table(engine, f"{RAW_SCHEMA}.{raw_table_name(topic)}", RAW_COLUMNS)
     manifest = read_manifest(engine)
     batch = next_batch_id(manifest)
-    tables: dict[str, str] = {}
+    tables: dict[str, str] = {raw_table_name(t): t for t in known}
     reports = []
-    folders = [d for d in topic_dirs(landing) if not modelled_only or d.name in known]
+    folders = [
+        d
+        for d in topic_dirs(landing)
+        if (not modelled_only or d.name in known) and (only is None or d.name in only)
+    ]
     with ThreadPoolExecutor(max_workers=1) as hasher:
         for number, topic_dir in enumerate(folders, start=1):
             table = raw_table_name(topic_dir.name)

@@ -481,8 +481,9 @@ def _build_runs(scratch: Path, delivery: prop.Delivery) -> dict[str, Any]:
         else {}
     )
     second, _ = _run_and_export(full, scratch, "build", *FULL_TESTS)
-    # nothing new to land; `--show` prints the current-state tables
-    third, shown = _run_and_export(full, scratch, "run", options=("--show",))
+    # nothing new to land; `--all`: dbt runs anyway (and must change
+    # nothing); `--show` prints the current-state tables
+    third, shown = _run_and_export(full, scratch, "run", options=("--show", "--all"))
     sample = json_lines(SAMPLE_LANDING / prop.TOPIC / prop.SAMPLE_FILE)
     # the landing each record came in: re-sent copies keep the first landed
     first_landed = [r | {"_batch": 1} for r in delivery.first]

@@ -21,8 +21,6 @@ is quarantined as `incompatible_schema_change` (the default policy).
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from decimal import Decimal
 from pathlib import Path
@@ -30,6 +28,7 @@ from typing import Any
 
 import pytest
 from conftest import PROJECT
+from project_runs import run_in
 from reference_model import decimal_base64
 
 from python_helpers.project_copy import project_copy
@@ -136,17 +135,6 @@ def _lines(events: list[tuple[int, str, dict[str, Any]]], version: int, first: i
     return "\n".join(lines) + "\n"
 
 
-def _run(project: Path, state: Path, *args: str) -> str:
-    env = os.environ | {
-        "CDC_STATE_DIR": str(state),
-        "DBT_PROFILES_DIR": "profiles",
-        "PYTHONPATH": str(PROJECT),
-    }
-    done = subprocess.run(args, cwd=project, env=env, capture_output=True, text=True)
-    assert done.returncode == 0, f"{' '.join(args)}:\n{done.stdout[-4000:]}\n{done.stderr[-3000:]}"
-    return done.stdout
-
-
 @pytest.fixture(scope="module")
 def evolved(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("evolution")
@@ -157,31 +145,31 @@ def evolved(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     (landing / "a-v1.jsonl").write_text(_lines(V1, 1, 0), encoding="utf-8")
     helpers = [sys.executable, "-m", "python_helpers"]
     dbt = str(Path(sys.executable).parent / "dbt")
-    _run(project, state, *helpers, "jars")
+    run_in(project, state, *helpers, "jars")
     # sync + land + build in one process (`run`): one Spark start-up each
     run = [*helpers, "run", "--landing", str(root / "landing"), "--"]
     for _ in range(2):
-        _run(project, state, *run, "build", "--vars", "{cdc_test_scope: all}")
+        run_in(project, state, *run, "build", "--vars", "{cdc_test_scope: all}")
         (landing / "b-v2.jsonl").write_text(_lines(V2, 2, len(V1)), encoding="utf-8")
-    again = _run(project, state, *run, "build")  # a later run keeps working
+    again = run_in(project, state, *run, "build")  # a later run keeps working
     drifted = (
         _lines(V3, 3, len(V1) + len(V2))
         + _lines(MISMATCH, 2, len(V1) + len(V2) + 1)
         + _lines(V4, 4, len(V1) + len(V2) + 2)
     )
     (landing / "c-v3.jsonl").write_text(drifted, encoding="utf-8")
-    _run(project, state, *helpers, "land", "--landing", str(root / "landing"))
-    _run(project, state, dbt, "run", "--select", BASE.split(".")[1])  # no sync
+    run_in(project, state, *helpers, "land", "--landing", str(root / "landing"))
+    run_in(project, state, dbt, "run", "--select", BASE.split(".")[1])  # no sync
     before_sync = _export(project, state, BASE)
     out = root / "export.json"
     exports = ["--export", str(out), "--export-table", CURRENT, "--export-table", BASE]
     # sync, then an ordinary build: the quarantined version 3 event is replayed
-    replayed = _run(project, state, *run[:-1], *exports, "--", "build")
+    replayed = run_in(project, state, *run[:-1], *exports, "--", "build")
     replayed_tables = _tables(out.read_text(encoding="utf-8"))
     # topic.yml now says how to evolve: the next run rebuilds the topic's
     # models by itself and stages the version 4 event (price: scale 3)
     (landing / "topic.yml").write_text("schema_changes: widen\n", encoding="utf-8")
-    widened = _run(project, state, *run[:-1], *exports, "--", "build")
+    widened = run_in(project, state, *run[:-1], *exports, "--", "build")
     return {
         "build": again,
         "replayed": replayed,
@@ -192,7 +180,7 @@ def evolved(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 def _export(project: Path, state: Path, *tables: str) -> dict[str, Any]:
-    exported = _run(project, state, sys.executable, "-m", "python_helpers", "export", *tables)
+    exported = run_in(project, state, sys.executable, "-m", "python_helpers", "export", *tables)
     return _tables(exported.splitlines()[-1])
 
 

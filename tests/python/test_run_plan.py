@@ -1,0 +1,121 @@
+"""A run builds only what changed since the last good build.
+
+On a copy of the project with two topics (`dbserver1.inventory.customers`,
+`postgres.tpcch.warehouse`): the first `run` builds everything; after one
+new event in the first topic, the next `run` builds only that topic's
+models and tests; with nothing new, `run` starts neither Spark nor dbt;
+after an analyst edits the second topic's staging model, `run` builds that
+model and what depends on it (dbt's `state:modified+` against the last
+good build), nothing of the first topic.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import PROJECT, SAMPLE_LANDING
+from project_runs import run_in
+
+from python_helpers.project_copy import project_copy
+
+pytestmark = pytest.mark.spark
+
+CHANGED = "dbserver1.inventory.customers"
+QUIET = "postgres.tpcch.warehouse"
+CHANGED_NAME = "dbserver1_inventory_customers"
+QUIET_NAME = "tpcch_warehouse"
+
+
+def _new_event(topic_dir: Path) -> str:
+    """A create of a new key, made from the topic's first event."""
+    path = next(topic_dir.glob("*.jsonl"))
+    event = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+    event["payload"]["op"] = "c"
+    event["payload"]["after"] |= {"id": 2001, "email": "new.customer@example.com"}
+    return json.dumps(event, separators=(",", ":")) + "\n"
+
+
+def _built(project: Path) -> dict[str, list[str]]:
+    """The models and tests of the last dbt invocation, by the topic token
+    their name (a test: its models' names) carries."""
+    manifest = json.loads((project / "target" / "manifest.json").read_text(encoding="utf-8"))
+    results = json.loads((project / "target" / "run_results.json").read_text(encoding="utf-8"))
+    built: dict[str, list[str]] = {}
+    for result in results["results"]:
+        node = manifest["nodes"][result["unique_id"]]
+        names = [node["name"], *node["depends_on"]["nodes"]]
+        token = next(
+            (t for t in (CHANGED_NAME, QUIET_NAME) if any(t in name for name in names)), "other"
+        )
+        built.setdefault(token, []).append(f"{node['resource_type']}:{node['name']}")
+    return built
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    root = tmp_path_factory.mktemp("plan")
+    project = project_copy(PROJECT, PROJECT / ".state" / "pytest-plan" / "project")
+    state = project / ".state"
+    landing = root / "landing"
+    for topic in (CHANGED, QUIET):
+        shutil.copytree(SAMPLE_LANDING / topic, landing / topic)
+    helpers = [sys.executable, "-m", "python_helpers"]
+    run = [*helpers, "run", "--landing", str(landing)]
+    run_in(project, state, *helpers, "jars")
+    out: dict[str, Any] = {"first": run_in(project, state, *run)}
+    out["first_built"] = _built(project)
+    with (landing / CHANGED / "z-new.jsonl").open("w", encoding="utf-8") as handle:
+        handle.write(_new_event(landing / CHANGED))
+    out["one_event"] = run_in(project, state, *run)
+    out["one_event_built"] = _built(project)
+    results = project / "target" / "run_results.json"
+    before = results.stat().st_mtime_ns
+    out["nothing"] = run_in(project, state, *run)
+    out["nothing_touched_dbt"] = results.stat().st_mtime_ns != before
+    staging = next((project / "models" / "staging").rglob(f"stg_*{QUIET_NAME}.sql"))
+    staging.write_text(
+        staging.read_text(encoding="utf-8") + "-- edited by an analyst\n", encoding="utf-8"
+    )
+    out["edited"] = run_in(project, state, *run)
+    out["edited_built"] = _built(project)
+    return out
+
+
+def test_the_first_run_builds_everything(runs: dict[str, Any]) -> None:
+    assert "(no earlier good build: everything)" in runs["first"]
+    built = runs["first_built"]
+    assert any(n.startswith("model:") for n in built[CHANGED_NAME])
+    assert any(n.startswith("model:") for n in built[QUIET_NAME])
+
+
+def test_one_new_event_builds_only_its_topic(runs: dict[str, Any]) -> None:
+    assert "landing" in runs["one_event"] and "1 topic(s) with changed files" in runs["one_event"]
+    assert "(1 changed topic(s))" in runs["one_event"]
+    built = runs["one_event_built"]
+    assert set(built) == {CHANGED_NAME}, built
+    models = [n for n in built[CHANGED_NAME] if n.startswith("model:")]
+    tests = [n for n in built[CHANGED_NAME] if n.startswith("test:")]
+    # its whole chain (base, staging, quarantine, state, current...) and its tests
+    first_models = [n for n in runs["first_built"][CHANGED_NAME] if n.startswith("model:")]
+    assert sorted(models) == sorted(first_models) and tests
+
+
+def test_nothing_new_starts_neither_spark_nor_dbt(runs: dict[str, Any]) -> None:
+    output = runs["nothing"]
+    assert "nothing new to land" in output
+    assert "nothing new since the last good build: no dbt" in output
+    assert "Spark starting" not in output and not runs["nothing_touched_dbt"]
+
+
+def test_an_edited_model_is_built_with_what_depends_on_it(runs: dict[str, Any]) -> None:
+    assert "(0 changed topic(s) and edited nodes)" in runs["edited"]
+    built = runs["edited_built"]
+    assert set(built) == {QUIET_NAME}, built
+    models = {n for n in built[QUIET_NAME] if n.startswith("model:")}
+    assert any(n.startswith("model:stg_") for n in models)
+    assert not any(n.startswith("model:base_") for n in models)  # upstream: not rebuilt
