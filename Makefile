@@ -15,7 +15,7 @@ DBT := $(VENV)/bin/dbt
 CHROMIUM := /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup run test test-fast soak lint ruff typecheck check-generated docs clean bench bench-mongodb \
+.PHONY: setup run test test-fast soak lint ruff typecheck check-generated docs clean bench bench-topics bench-mongodb \
 	thrift-up thrift-down test-thrift
 
 $(STAMP): requirements.txt requirements-jars.txt
@@ -81,6 +81,14 @@ $(BENCH_STAMP): $(STAMP) requirements-bench.txt
 
 bench: setup $(BENCH_STAMP)
 	$(PY) -m bench.run --events $(N)
+
+## make bench-topics [TOPICS=100 EVENTS=200 PARSE_ONLY=1]: a whole database
+## of generated PostgreSQL topics: first build, cold parse, one event on a
+## tenth of the topics, nothing new, against one pyspark process
+TOPICS ?= 100
+EVENTS ?= 200
+bench-topics: setup $(BENCH_STAMP)
+	$(PY) -m bench.topics --topics $(TOPICS) --events $(EVENTS) $(if $(PARSE_ONLY),--parse-only)
 
 ## make bench-mongodb [N=100000]: the MongoDB patch replay on a generated
 ## 2.x topic: full build, a 1 % batch on the stored state, nothing new

@@ -10,7 +10,11 @@
 
 * ``plan``: the Iceberg scan of the last incremental base-model run.
 
+* ``topics-ceiling``: the same for a whole database of topics
+  (``bench.topics_generate``), one topic after the other.
+
 Run as ``python -m bench.spark_jobs ceiling LANDING OUT``,
+``python -m bench.spark_jobs topics-ceiling LANDING TOPICS OUT``,
 ``python -m bench.spark_jobs decode PROJECT_COPY RAW_TABLE EVENTS OUT.json``
 or ``python -m bench.spark_jobs plan PROJECT_COPY RAW_TABLE OUT.json``.
 """
@@ -47,14 +51,14 @@ def envelope_type() -> str:
     )
 
 
-def _decimal(column: str) -> str:
-    """Decimal(14,2) from base64 two's complement (fits 64 bits here)."""
+def _decimal(column: str, precision: int = 14) -> str:
+    """Decimal(precision, 2) from base64 two's complement (fits 64 bits here)."""
     hex_text = f"hex(unbase64({column}))"
     return (
         f"cast((cast(conv({hex_text}, 16, 10) as decimal(38, 0))"
         f" - if(substr({hex_text}, 1, 1) >= '8',"
         f" cast(pow(2, 4 * length({hex_text})) as decimal(38, 0)), 0))"
-        " / 100 as decimal(14, 2))"
+        f" / 100 as decimal({precision}, 2))"
     )
 
 
@@ -115,6 +119,46 @@ def ceiling(landing: Path, out: Path) -> None:
         select {decoded_columns("n.r")} from newest where n.op != 'd'
         """
     ).write.mode("overwrite").parquet(str(out))
+
+
+def topics_ceiling(landing: Path, topics: int, out: Path) -> None:
+    """The ceiling of a whole database: each topic read, decoded with its
+    known schema, newest event per key kept, written as parquet."""
+    from bench.topics_generate import extra_columns, row_type, topic_name
+
+    spark = _session()
+    for number in range(1, topics + 1):
+        topic = topic_name(number)
+        row = row_type(number)
+        envelope = (
+            f"struct<payload: struct<before: {row}, after: {row},"
+            " source: struct<lsn: bigint>, op: string>>"
+        )
+        extra = "".join(f", n.r.{c}" for c in extra_columns(number))
+        spark.read.text(str(landing / topic / "*.jsonl")).createOrReplaceTempView("lines")
+        spark.sql(
+            f"""
+            with kcat as (
+                select from_json(value, 'struct<offset: bigint, payload: string>') as k
+                from lines
+            ),
+            events as (
+                select k.offset, from_json(k.payload, '{envelope}').payload as e from kcat
+            ),
+            newest as (
+                select max_by(
+                    struct(e.op, if(e.op = 'd', e.before, e.after) as r),
+                    struct(e.source.lsn, offset)
+                ) as n
+                from events
+                group by coalesce(e.after.id, e.before.id)
+            )
+            select
+                n.r.id, n.r.name, {_decimal("n.r.amount", 12)} as amount,
+                timestamp_micros(n.r.updated_at) as updated_at{extra}
+            from newest where n.op != 'd'
+            """
+        ).write.mode("overwrite").parquet(str(out / topic))
 
 
 def _time(action: Any) -> float:
@@ -217,6 +261,8 @@ def plan(project: Path, raw_table: str, out: Path) -> None:
 if __name__ == "__main__":
     if sys.argv[1] == "plan":
         plan(Path(sys.argv[2]), sys.argv[3], Path(sys.argv[4]))
+    elif sys.argv[1] == "topics-ceiling":
+        topics_ceiling(Path(sys.argv[2]), int(sys.argv[3]), Path(sys.argv[4]))
     elif sys.argv[1] == "ceiling":
         ceiling(Path(sys.argv[2]), Path(sys.argv[3]))
     else:

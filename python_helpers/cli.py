@@ -180,8 +180,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
     """sync, land and dbt in one process: one JVM and metastore start-up."""
     import time
 
-    from dbt.cli.main import dbtRunner
-
     steps: list[tuple[str, float]] = []
     started = time.monotonic()
     for name, step in (("sync", _cmd_sync), ("land", _cmd_land)):
@@ -191,6 +189,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             return code
     dbt_args = [a for a in args.dbt_args if a != "--"] or ["build"]
     if topics := rebuilds.pending(_state()):
+        from dbt.cli.main import dbtRunner  # seconds to import: only when dbt runs
+
         rebuild = ["build", "--full-refresh", "--select", *rebuilds.selectors(topics)]
         print(f"dbt {' '.join(rebuild)}", flush=True)
         if not dbtRunner().invoke(rebuild).success:

@@ -11,6 +11,10 @@ from typing import Any
 
 import yaml
 
+# libyaml's parser when PyYAML has it: ~10x faster on a project of hundreds
+# of properties files, read on every sync
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 
 class ProjectError(ValueError):
     """The project's properties files would not parse."""
@@ -21,7 +25,7 @@ def read_properties(models: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
     ProjectError naming a file that is not YAML."""
     for path in sorted([*models.rglob("*.yml"), *models.rglob("*.yaml")]):
         try:
-            loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+            loaded = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)  # noqa: S506
         except yaml.YAMLError as error:
             raise ProjectError(f"{path}: not valid YAML: {error}") from None
         if loaded is None:

@@ -103,10 +103,13 @@ def stale(project: Path, specs: dict[str, TopicSpec]) -> list[Path]:
     return changed + extra + ([legacy] if legacy.exists() else [])
 
 
-def write_specs(project: Path, specs: dict[str, TopicSpec]) -> list[str]:
-    """Write every spec whose file differs; returns the topics rewritten."""
+def write_specs(
+    project: Path, specs: dict[str, TopicSpec], stale_files: list[Path] | None = None
+) -> list[str]:
+    """Write every spec whose file differs (``stale_files``, when the caller
+    has them); returns the topics rewritten."""
     written = []
-    for path in stale(project, specs):
+    for path in stale(project, specs) if stale_files is None else stale_files:
         topic = path.name[: -len(SUFFIX)]
         if path.parent == project / SPEC_DIR and topic in specs:
             path.parent.mkdir(parents=True, exist_ok=True)

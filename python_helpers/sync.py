@@ -392,7 +392,7 @@ def sync(
     if check:
         check_project(project / "models")
         return result
-    result.respecified = spec_files.write_specs(project, specs)
+    result.respecified = spec_files.write_specs(project, specs, result.stale)
     if state_path is not None:
         state.save(state_path, spec_files.digest(project))
     entities = {

@@ -18,6 +18,7 @@
     {%- if added | length > 0 -%}
         {%- do alter_relation_add_remove_columns(target_relation, added, none) -%}
     {%- endif -%}
+    {%- set widened = [] -%}
     {%- set target_types = {} -%}
     {%- for column in adapter.get_columns_in_relation(target_relation) -%}
         {%- do target_types.update({column.name: column.data_type}) -%}
@@ -35,10 +36,14 @@
                 ~ target_relation.identifier ~ "+`") }}
         {%- else -%}
             {%- do alter_column_type(target_relation, change['column_name'], change['new_type']) -%}
+            {%- do widened.append(change['column_name'] ~ ' ' ~ old_type ~ ' -> '
+                ~ change['new_type']) -%}
         {%- endif -%}
     {%- endfor -%}
-    {%- do log('In ' ~ target_relation ~ ': columns added ' ~ added | map(attribute='name') | list
-        ~ ', types widened ' ~ schema_changes_dict['new_target_types'], info=true) -%}
+    {%- if added | length > 0 or widened | length > 0 -%}
+        {%- do log('In ' ~ target_relation ~ ': columns added '
+            ~ added | map(attribute='name') | list ~ ', types widened ' ~ widened, info=true) -%}
+    {%- endif -%}
 {% endmacro %}
 
 {#- Whether a column of type `old` can become `new` in place (Iceberg's and

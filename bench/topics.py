@@ -1,0 +1,158 @@
+"""``make bench-topics``: a whole database of topics, against the ceiling.
+
+On a generated landing of TOPICS PostgreSQL topics × EVENTS events
+(``bench.topics_generate``), in a copy of the project holding only them,
+every step a whole process (JVM start included), timed with its peak memory:
+
+1. first build: ``python -m python_helpers run -- build`` (sync, land, dbt);
+2. cold parse: ``dbt parse --no-partial-parse`` of the synced project;
+3. one new event on a tenth of the topics, then ``run -- build``;
+4. nothing new, ``run -- build``;
+5. the ceiling: one pyspark process that decodes every topic with its known
+   schema and keeps the newest row per key (``bench.spark_jobs``).
+
+``--parse-only`` runs sync and the cold parse only (how parse grows with
+topics, without the builds). Prints a table and writes
+``bench/results/topics-<TOPICS>x<EVENTS>.{md,csv}`` and the plot
+``bench/results/topics.png`` (seconds against topics, every size measured).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bench.run import RESULTS, Step, machine, run_step
+from bench.topics_generate import generate, one_more
+from python_helpers.project_copy import project_copy
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--topics", type=int, default=100)
+    parser.add_argument("--events", type=int, default=200)
+    parser.add_argument("--parse-only", action="store_true")
+    args = parser.parse_args()
+    topics, events = args.topics, args.events
+    work = REPO / ".state" / "bench-topics" / f"{topics}x{events}"
+    if work.exists():
+        shutil.rmtree(work)
+    size = generate(work / "data", topics, events)
+    print(f"generated {topics} topics x {events} events ({size / 1e6:.1f} MB) under {work}")
+    landing = work / "data" / "landing"
+    project = project_copy(REPO, work / "project")
+    env = os.environ | {
+        "CDC_STATE_DIR": str(project / ".state"),
+        "DBT_PROFILES_DIR": "profiles",
+        "PYTHONPATH": str(REPO),
+        "CDC_LANDING_DIR": str(landing),
+    }
+    python = sys.executable
+    helpers = [python, "-m", "python_helpers"]
+    dbt = str(Path(python).parent / "dbt")
+    subprocess.run([*helpers, "jars"], cwd=project, env=env, check=True, capture_output=True)
+    run = [*helpers, "run", "--", "build"]
+    steps: dict[str, Step] = {}
+    if args.parse_only:
+        steps["sync"] = run_step("sync", [*helpers, "sync"], project, env)
+    else:
+        steps["first build"] = run_step("first build (run)", run, project, env)
+    parse = [dbt, "parse", "--no-partial-parse"]
+    steps["cold parse"] = run_step("cold dbt parse", parse, project, env)
+    perf = json.loads((project / "target" / "perf_info.json").read_text(encoding="utf-8"))
+    nodes = json.loads((project / "target" / "manifest.json").read_text(encoding="utf-8"))
+    counts = {
+        kind: sum(1 for n in nodes["nodes"].values() if n["resource_type"] == kind)
+        for kind in ("model", "test")
+    }
+    if not args.parse_only:
+        changed = list(range(1, topics + 1, 10))
+        for number in changed:
+            one_more(work / "data", number, events)
+        label = f"one event on {len(changed)} topics (run)"
+        steps["one event on a tenth"] = run_step(label, run, project, env)
+        steps["nothing new"] = run_step("nothing new (run)", run, project, env)
+        ceiling = [python, "-m", "bench.spark_jobs", "topics-ceiling", str(landing), str(topics)]
+        steps["ceiling"] = run_step("ceiling", [*ceiling, str(work / "ceiling")], REPO, env)
+    report(topics, events, size, steps, perf, counts)
+
+
+def report(
+    topics: int,
+    events: int,
+    size: int,
+    steps: dict[str, Step],
+    perf: dict[str, float],
+    counts: dict[str, int],
+) -> None:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    ceiling = steps["ceiling"].seconds if "ceiling" in steps else None
+    lines = [
+        f"# Whole-database benchmark: {topics} topics × {events} events",
+        "",
+        f"- machine: {machine()}",
+        f"- landing: {topics} PostgreSQL-connector topics, {topics * events:,} events,"
+        f" {size / 1e6:,.1f} MB (kcat form, key and value schema blocks)",
+        f"- project: {counts['model']} models, {counts['test']} tests;"
+        f" dbt's own parse timing: {perf['load_all_elapsed']:.1f} s"
+        f" (of which models parsed in {perf['parse_project_elapsed']:.1f} s)",
+        f"- measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, whole processes",
+        "",
+        "| step | seconds | peak memory | × ceiling |",
+        "|---|---:|---:|---:|",
+    ]
+    for name, step in steps.items():
+        ratio = f"{step.seconds / ceiling:.2f}" if ceiling else "–"
+        peak = f"{step.peak_bytes / 2**30:.2f} GiB"
+        lines.append(f"| {name} | {step.seconds:.1f} | {peak} | {ratio} |")
+        for part in step.parts:
+            lines.append(f"| {part.name} | {part.seconds:.1f} | | |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    stem = f"topics-{topics}x{events}" + ("" if ceiling else "-parse")
+    (RESULTS / f"{stem}.md").write_text(text, encoding="utf-8")
+    with (RESULTS / f"{stem}.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["topics", "events", "step", "seconds", "peak_bytes"])
+        for name, step in steps.items():
+            writer.writerow([topics, events, name, f"{step.seconds:.2f}", step.peak_bytes])
+    plot()
+
+
+def plot() -> None:
+    """Seconds against topics for every size measured so far."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    series: dict[str, list[tuple[int, float]]] = {}
+    for path in RESULTS.glob("topics-*.csv"):
+        with path.open(encoding="utf-8") as handle:
+            for row in csv.DictReader(handle):
+                point = (int(row["topics"]), float(row["seconds"]))
+                series.setdefault(row["step"], []).append(point)
+    figure, axes = plt.subplots(figsize=(7, 4.5))
+    for step, points in sorted(series.items()):
+        points = sorted(set(points))
+        axes.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=step)
+    axes.set_xlabel("topics in the landing")
+    axes.set_ylabel("seconds (whole processes)")
+    axes.set_title(f"cdc-dbt-spark: cost against topics ({machine().split(' (')[0]})")
+    axes.grid(True, alpha=0.3)
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(RESULTS / "topics.png", dpi=110)
+
+
+if __name__ == "__main__":
+    main()
