@@ -31,7 +31,7 @@ from python_helpers.naming import connector_folder, entity_name, raw_table_name
 from python_helpers.project_check import ProjectError, check_project, read_properties
 from python_helpers.source_columns import add_source_columns
 from python_helpers.spark_types import decode_column
-from python_helpers.yaml_edit import add_source_table
+from python_helpers.yaml_edit import SourceEdits
 
 MODELS_DIR = Path("models")
 
@@ -526,11 +526,19 @@ def _staging_models(spec: TopicSpec, names: ModelNames) -> list[dict[str, Any]]:
     return models
 
 
-def scaffold(project: Path, spec: TopicSpec, entity: str | None = None) -> list[Path]:
-    """Write the model files for one topic; returns the files touched."""
+def scaffold(
+    project: Path, spec: TopicSpec, entity: str | None = None, sources: SourceEdits | None = None
+) -> list[Path]:
+    """Write the model files for one topic; returns the files touched. Its
+    raw table goes into ``sources`` (written by the caller), else at once."""
+    if sources is None:
+        edits = SourceEdits()
+        touched = scaffold(project, spec, entity, edits)
+        edits.write()
+        return touched
     names = ModelNames.for_spec(spec, entity)
     if spec.kind != CHANGES:
-        return _scaffold_metadata(project, spec, names)
+        return _scaffold_metadata(project, spec, names, sources)
     staging_dir = project / MODELS_DIR / "staging" / names.folder
     current_dir = project / MODELS_DIR / "current" / names.folder
     fields = {
@@ -544,7 +552,7 @@ def scaffold(project: Path, spec: TopicSpec, entity: str | None = None) -> list[
         "events_macro": "cdc_debezium_events",
     }
     if spec.connector == mongodb.MONGODB:
-        return _scaffold_mongodb(project, spec, names, fields)
+        return _scaffold_mongodb(project, spec, names, fields, sources)
     sql_files = {
         project / MODELS_DIR / "staging" / "base" / names.folder / f"{names.base}.sql": BASE_SQL,
         staging_dir / f"{names.staging}.sql": STAGING_SQL,
@@ -556,7 +564,7 @@ def scaffold(project: Path, spec: TopicSpec, entity: str | None = None) -> list[
         _write_sql(path, template.format(**fields))
     touched = list(sql_files)
     sources_yml = staging_dir / f"_{names.folder}__sources.yml"
-    add_source_table(
+    sources.add(
         sources_yml,
         _source_entry(names.source, spec.connector),
         {
@@ -651,7 +659,11 @@ MONGODB_CURRENT_COLUMNS = {
 
 
 def _scaffold_mongodb(
-    project: Path, spec: TopicSpec, names: ModelNames, fields: dict[str, str]
+    project: Path,
+    spec: TopicSpec,
+    names: ModelNames,
+    fields: dict[str, str],
+    sources: SourceEdits,
 ) -> list[Path]:
     """Models of a MongoDB topic: base, staging and quarantine as for the
     other connectors, and the replayed current state."""
@@ -667,7 +679,7 @@ def _scaffold_mongodb(
     for path, template in sql_files.items():
         _write_sql(path, template.format(**fields))
     sources_yml = staging_dir / f"_{names.folder}__sources.yml"
-    add_source_table(
+    sources.add(
         sources_yml,
         _source_entry(names.source, spec.connector),
         {
@@ -810,7 +822,9 @@ def _described(columns: dict[str, str]) -> list[dict[str, Any]]:
     return [{"name": name, "description": text} for name, text in columns.items()]
 
 
-def _scaffold_metadata(project: Path, spec: TopicSpec, names: ModelNames) -> list[Path]:
+def _scaffold_metadata(
+    project: Path, spec: TopicSpec, names: ModelNames, sources: SourceEdits
+) -> list[Path]:
     """Models of a transaction-metadata or schema-change topic: base,
     staging (events), quarantine, and the transactions table or the schema
     history."""
@@ -839,7 +853,7 @@ def _scaffold_metadata(project: Path, spec: TopicSpec, names: ModelNames) -> lis
     for path, template in sql_files.items():
         _write_sql(path, template.format(**fields))
     sources_yml = staging_dir / f"_{names.folder}__sources.yml"
-    add_source_table(
+    sources.add(
         sources_yml,
         _source_entry(names.source, spec.connector),
         {
@@ -926,14 +940,15 @@ def scaffold_all(
                     " topic.yml"
                 )
             taken[name] = Path(f"<{spec.topic}>")
-    touched: list[Path] = []
+    touched: dict[Path, None] = {}  # in order, once each
+    sources = SourceEdits()
     for spec in new:
         if spec.topic not in existing:
-            for path in scaffold(project, spec, (entities or {}).get(spec.topic)):
-                if path not in touched:
-                    touched.append(path)
+            for path in scaffold(project, spec, (entities or {}).get(spec.topic), sources):
+                touched[path] = None
+    sources.write()
     check_project(project / MODELS_DIR)
-    return touched
+    return list(touched)
 
 
 LANDING_COLUMNS = [

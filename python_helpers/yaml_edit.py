@@ -27,41 +27,69 @@ def _yaml() -> YAML:
     return yaml
 
 
-def add_source_table(path: Path, source: dict[str, Any], table: dict[str, Any]) -> bool:
-    """Add ``table`` to the source named ``source['name']`` in ``path``
-    (creating the file, or the source from ``source``, when missing).
-    Returns False when a table of that name is already there."""
-    yaml = _yaml()
-    if path.exists():
-        try:
-            document = yaml.load(path.read_text(encoding="utf-8"))
-        except YAMLError as error:
-            raise PropertiesError(f"{path}: not valid YAML: {error}") from None
-    else:
+class SourceEdits:
+    """Tables added to sources files, each file read once and written once
+    (``write``), however many tables go into it: scaffolding a whole
+    database edits one sources file per connector, not once per topic."""
+
+    def __init__(self) -> None:
+        self._documents: dict[Path, Any] = {}
+
+    def add(self, path: Path, source: dict[str, Any], table: dict[str, Any]) -> bool:
+        """Add ``table`` to the source named ``source['name']`` in ``path``
+        (creating the file, or the source from ``source``, when missing).
+        Returns False when a table of that name is already there."""
+        document = self._document(path)
+        sources = document.setdefault("sources", [])
+        if not isinstance(sources, list):
+            raise PropertiesError(f"{path}: `sources` is not a list")
+        entry = next(
+            (s for s in sources if isinstance(s, dict) and s.get("name") == source["name"]), None
+        )
+        if entry is None:
+            entry = dict(source)
+            sources.append(entry)
+        tables = entry.get("tables")
+        if tables is None:
+            tables = entry["tables"] = []
+        if not isinstance(tables, list):
+            raise PropertiesError(f"{path}: `tables` of source {source['name']!r} is not a list")
+        if any(isinstance(t, dict) and t.get("name") == table["name"] for t in tables):
+            return False
+        tables.append(table)
+        return True
+
+    def write(self) -> None:
+        """Write every edited file."""
+        yaml = _yaml()
+        for path, document in self._documents.items():
+            buffer = io.StringIO()
+            yaml.dump(document, buffer)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(buffer.getvalue(), encoding="utf-8")
+        self._documents.clear()
+
+    def _document(self, path: Path) -> Any:
+        if path in self._documents:
+            return self._documents[path]
         document = None
-    if document is None:
-        document = {"version": 2, "sources": []}
-    if not isinstance(document, dict):
-        raise PropertiesError(f"{path}: expected a mapping at the top level")
-    sources = document.setdefault("sources", [])
-    if not isinstance(sources, list):
-        raise PropertiesError(f"{path}: `sources` is not a list")
-    entry = next(
-        (s for s in sources if isinstance(s, dict) and s.get("name") == source["name"]), None
-    )
-    if entry is None:
-        entry = dict(source)
-        sources.append(entry)
-    tables = entry.get("tables")
-    if tables is None:
-        tables = entry["tables"] = []
-    if not isinstance(tables, list):
-        raise PropertiesError(f"{path}: `tables` of source {source['name']!r} is not a list")
-    if any(isinstance(t, dict) and t.get("name") == table["name"] for t in tables):
-        return False
-    tables.append(table)
-    buffer = io.StringIO()
-    yaml.dump(document, buffer)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(buffer.getvalue(), encoding="utf-8")
-    return True
+        if path.exists():
+            try:
+                document = _yaml().load(path.read_text(encoding="utf-8"))
+            except YAMLError as error:
+                raise PropertiesError(f"{path}: not valid YAML: {error}") from None
+        if document is None:
+            document = {"version": 2, "sources": []}
+        if not isinstance(document, dict):
+            raise PropertiesError(f"{path}: expected a mapping at the top level")
+        self._documents[path] = document
+        return document
+
+
+def add_source_table(path: Path, source: dict[str, Any], table: dict[str, Any]) -> bool:
+    """``SourceEdits.add`` of one table, written at once."""
+    edits = SourceEdits()
+    added = edits.add(path, source, table)
+    if added:
+        edits.write()
+    return added
