@@ -55,6 +55,7 @@ def _cmd_land(args: argparse.Namespace) -> int:
     if changed is not None and not changed:
         print(f"nothing new to land in {landing}: every file is as the last landing left it")
         return 0
+    clean = raw_store.clean_topics(state)
     raw_store.forget_landing(state)
     unmodelled = [d.name for d in topic_dirs(landing) if d.name not in known] if known else []
     for topic in unmodelled:
@@ -69,6 +70,7 @@ def _cmd_land(args: argparse.Namespace) -> int:
         known,
         bool(known),
         changed,
+        clean,
     )
     new = {r.topic for r in reports if r.landed or r.rolled_back}
     build_plan.add(state, set(known) if changed is None else new | (changed & set(known)))

@@ -436,14 +436,18 @@ def land_topic(
     batch: int,
     manifest: dict[str, ManifestEntry],
     hasher: ThreadPoolExecutor,
+    after_clean_landing: bool = False,
 ) -> LandingReport:
-    """Land the new records of one topic folder as batch ``batch``."""
+    """Land the new records of one topic folder as batch ``batch``. After a
+    landing that ran to the end (``after_clean_landing``: every batch it
+    wrote was committed, and it rolled back any older one), no batch can be
+    uncommitted: the roll-back check is skipped."""
     started = time.monotonic()
     topic = topic_dir.name
     table = raw_table_name(topic)
     _create_table(engine, f"{RAW_SCHEMA}.{table}", RAW_COLUMNS)
     committed = max((e.batch for e in manifest.values()), default=-1)
-    rolled_back = _roll_back_uncommitted(engine, table, committed)
+    rolled_back = 0 if after_clean_landing else _roll_back_uncommitted(engine, table, committed)
     plans, unchanged = plan_files(topic_files(topic_dir), manifest)
     if not plans:
         seconds = time.monotonic() - started
@@ -514,6 +518,17 @@ def changed_topics(fingerprint: dict[str, Any], state: Path) -> set[str] | None:
     return changed | created
 
 
+def clean_topics(state: Path) -> frozenset[str]:
+    """The topics that had files in this state folder's last landing, which
+    ran to the end (every batch before it committed or rolled back)."""
+    path = state / LAST_LANDING_FILE
+    try:
+        remembered = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    except ValueError:
+        return frozenset()
+    return frozenset(_files_by_topic(remembered.get("files", {})))
+
+
 def _files_by_topic(files: dict[str, Any]) -> dict[str, dict[str, Any]]:
     grouped: dict[str, dict[str, Any]] = {}
     for name, stat in files.items():
@@ -555,26 +570,31 @@ def land_all(
     known_topics: Iterable[str] = (),
     modelled_only: bool = False,
     only: set[str] | None = None,
+    clean: frozenset[str] = frozenset(),
 ) -> list[LandingReport]:
     """Land every topic folder of ``landing`` as one batch (with
     ``modelled_only``, only those of ``known_topics``, the project's
     generated specs: a topic no model reads stays in its folder; with
     ``only``, only those topics: the others are as the last landing left
     them). Raw tables of ``known_topics`` that the landing has no folder
-    for are created empty, so their models build."""
+    for are created empty, so their models build. Topics in ``clean`` had
+    files in the last landing, which ran to the end: none of their batches
+    can be uncommitted, so they skip the roll-back check."""
     prepare(engine)
     known = set(known_topics)
-    for topic in sorted(known if only is None else known & only):
-        _create_table(engine, f"{RAW_SCHEMA}.{raw_table_name(topic)}", RAW_COLUMNS)
-    manifest = read_manifest(engine)
-    batch = next_batch_id(manifest)
-    tables: dict[str, str] = {raw_table_name(t): t for t in known}
-    reports = []
     folders = [
         d
         for d in topic_dirs(landing)
         if (not modelled_only or d.name in known) and (only is None or d.name in only)
     ]
+    # land_topic creates the tables of the folders it lands
+    without_folder = (known if only is None else known & only) - {d.name for d in folders}
+    for topic in sorted(without_folder):
+        _create_table(engine, f"{RAW_SCHEMA}.{raw_table_name(topic)}", RAW_COLUMNS)
+    manifest = read_manifest(engine)
+    batch = next_batch_id(manifest)
+    tables: dict[str, str] = {raw_table_name(t): t for t in known}
+    reports = []
     with ThreadPoolExecutor(max_workers=1) as hasher:
         for number, topic_dir in enumerate(folders, start=1):
             table = raw_table_name(topic_dir.name)
@@ -583,7 +603,9 @@ def land_all(
                     f"topics {tables[table]!r} and {topic_dir.name!r} map to the "
                     f"same raw table {table!r}; rename one folder"
                 )
-            report = land_topic(engine, topic_dir, batch, manifest.get(table, {}), hasher)
+            report = land_topic(
+                engine, topic_dir, batch, manifest.get(table, {}), hasher, topic_dir.name in clean
+            )
             if progress is not None:
                 progress(
                     f"[{number}/{len(folders)}] {report.topic}: {report.landed} new of "
