@@ -57,7 +57,9 @@ def project_digest(project: Path) -> str:
     for path in paths:
         if path.exists():
             stat = path.stat()
-            sha.update(f"{path.relative_to(project)}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+            sha.update(
+                f"{path.relative_to(project)}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode()
+            )
     return sha.hexdigest()
 
 

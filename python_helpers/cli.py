@@ -122,8 +122,9 @@ def _cmd_sync(args: argparse.Namespace) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     if args.check:
         if result.generated_changed:
-            stale = ", ".join(str(path) for path in result.stale[:5])
-            more = f" and {len(result.stale) - 5} more" if len(result.stale) > 5 else ""
+            paths = result.declared + result.stale
+            stale = ", ".join(str(path) for path in paths[:5])
+            more = f" and {len(paths) - 5} more" if len(paths) > 5 else ""
             print(f"out of date: {stale}{more}; run `python -m python_helpers sync`")
             return 1
         print("generated schemas are up to date")
@@ -133,6 +134,8 @@ def _cmd_sync(args: argparse.Namespace) -> int:
         f" {result.bytes_scanned / 1e6:.1f} MB scanned); generated schemas "
         f"{'updated' if result.generated_changed else 'unchanged'}"
     )
+    for path in result.declared:
+        print(f"declared {path}")
     for path in result.scaffolded:
         print(f"scaffolded {path}")
     return 0

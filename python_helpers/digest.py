@@ -20,3 +20,8 @@ def file_digest(path: Path, limit: int | None = None) -> str:
             digest.update(chunk)
             left -= len(chunk)
     return digest.hexdigest()
+
+
+def text_md5(text: str) -> str:
+    """MD5 of a text's UTF-8 bytes (names a version of a small file)."""
+    return hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest()

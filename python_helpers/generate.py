@@ -79,7 +79,7 @@ class TopicSpec:
     # versions whose scale differs from the merged one (their events are
     # decoded with their own scale)
     decimal_scales: dict[str, dict[str, int]] = field(default_factory=dict, compare=False)
-    # the converter's decimal.format (topic.yml `decimal_format`): Decimals
+    # the converter's decimal.format (the declaration's `decimal_format`): Decimals
     # arrive as base64 bytes or as JSON numbers
     decimal_format: str = BASE64
     # schema evolution (schema_evolution): the topic's policy, the versions
@@ -94,7 +94,7 @@ class TopicSpec:
     version_columns: dict[str, dict[str, str]] = field(default_factory=dict, compare=False)
 
     def with_policy(self, policy: str) -> TopicSpec:
-        """This spec under the schema-change ``policy`` (topic.yml changed
+        """This spec under the schema-change ``policy`` (the declaration changed
         with nothing new landed): under widen, the quarantined versions'
         columns are widened into the table schema."""
         if policy == self.schema_changes:

@@ -1,5 +1,5 @@
 """Scaffold the SCD type 2 history model of a topic (``history: true`` in
-its topic.yml): ``models/history/<folder>/<current>__history.sql`` and its
+its declaration): ``models/history/<folder>/<current>__history.sql`` and its
 properties file ``_<folder>__<entity>__history.yml``, written once like the
 other scaffolded models (see scaffold.py).
 """
@@ -81,7 +81,7 @@ def history_unsupported(spec: TopicSpec) -> str | None:
     if spec.connector == mongodb.MONGODB:
         return "MongoDB topics have no history model (documents are replayed, not merged)"
     if not spec.primary_key:
-        return "no primary key (a key schema or primary_key in topic.yml)"
+        return "no primary key (a key schema or primary_key in its declaration topics/<topic>.yml)"
     return None
 
 
@@ -158,7 +158,7 @@ def scaffold_histories(
             raise ProjectError(
                 f"topic {spec.topic!r} would get history model {history_name(names)!r},"
                 f" which {taken[history_name(names)]} already is: set `model_name: <name>`"
-                " in the topic's topic.yml"
+                " in the topic's declaration"
             )
         touched += scaffold_history(project, spec, names)
     if touched:

@@ -27,7 +27,7 @@ def entity_name(topic: str) -> str:
     """The entity part of a topic's model names: the whole topic name as an
     identifier (``prod.tpcch.customer`` -> ``prod_tpcch_customer``), so
     topics of different servers, databases or environments never share
-    model names. ``model_name`` in the topic's topic.yml overrides it."""
+    model names. ``model_name`` in the topic's declaration overrides it."""
     return identifier(topic)
 
 

@@ -937,7 +937,7 @@ def scaffold_all(
                 raise ProjectError(
                     f"topic {spec.topic!r} would be scaffolded as model {name!r}, which"
                     f" {taken[name]} already is: set `model_name: <name>` in the topic's"
-                    " topic.yml"
+                    " declaration topics/<topic>.yml"
                 )
             taken[name] = Path(f"<{spec.topic}>")
     touched: dict[Path, None] = {}  # in order, once each

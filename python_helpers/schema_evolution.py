@@ -7,7 +7,7 @@ integer or float widened, a decimal's scale differing (decoded per
 version). Any other change of a row column's type (int → string, Decimal →
 int, a logical type that changes, a struct field that changes so) cannot
 be: what happens then is the topic's policy, ``schema_changes`` in its
-``topic.yml``:
+declaration (``topics/<topic>.yml``):
 
 (A Decimal that keeps its scale, or shrinks it with its integer digits
 still fitting, is merged; a larger scale is such a change.)
@@ -111,9 +111,7 @@ def compatible(table: ConnectSchema, version: ConnectSchema) -> bool:
         )
     if table.type == "struct":
         by_name = {f.name: f.schema for f in version.fields}
-        return all(
-            compatible(f.schema, by_name[f.name]) for f in table.fields if f.name in by_name
-        )
+        return all(compatible(f.schema, by_name[f.name]) for f in table.fields if f.name in by_name)
     pairs = (
         (table.items, version.items),
         (table.keys, version.keys),
@@ -133,9 +131,7 @@ def _row_columns(envelope: ConnectSchema) -> dict[str, ConnectSchema]:
     return columns
 
 
-def incompatible_columns(
-    table: ConnectSchema, version: ConnectSchema
-) -> list[IncompatibleColumn]:
+def incompatible_columns(table: ConnectSchema, version: ConnectSchema) -> list[IncompatibleColumn]:
     """The row columns of ``version`` (an envelope schema) that the table
     envelope ``table`` cannot take in place."""
     established = _row_columns(table)

@@ -1,10 +1,12 @@
 """``sync``: bring generated schemas and scaffolded models up to date.
 
 For every topic of a landing: gather and merge its embedded schema blocks,
-find its connector (``source.connector``) and primary key (the key schema's
-fields, or ``primary_key`` in the topic folder's ``topic.yml``, or the
-``--primary-key`` option), regenerate each topic's spec file (``macros/generated/topics/``) and
-scaffold models for topics that have none.
+find its connector (``source.connector``) and primary key (``primary_key`` in
+the topic's declaration ``topics/<topic>.yml``, or the ``--primary-key``
+option, or the key schema's fields), write the declaration (importing the
+landing folder's ``topic.yml`` when it is new or changed, see declarations),
+regenerate each topic's spec file (``macros/generated/topics/``) and scaffold
+models for topics that have none.
 """
 
 from __future__ import annotations
@@ -15,15 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from python_helpers import spec_files
+from python_helpers import declarations, spec_files
 from python_helpers.connect_schema import ConnectSchema, SchemaError, parse_schema
+from python_helpers.declarations import Declared
 from python_helpers.digest import file_digest
 from python_helpers.generate import SpecError, TopicSpec, decimal_scales, row_schema
 from python_helpers.history_scaffold import history_unsupported, scaffold_histories
 from python_helpers.landing import (
-    TOPIC_CONFIG_FILE,
     LandingFile,
     topic_dirs,
     topic_files,
@@ -58,21 +58,14 @@ class SyncResult:
     stale: list[Path] = field(default_factory=list)
     respecified: list[str] = field(default_factory=list)
     scaffolded: list[Path] = field(default_factory=list)
+    # the topic declarations (topics/<topic>.yml) written, or missing or
+    # out of date in a check
+    declared: list[Path] = field(default_factory=list)
     bytes_scanned: int = 0
     files_unchanged: int = 0
 
 
 VALUE_SCHEMA_FILE = "value-schema.json"
-
-
-def _topic_config(topic_dir: Path) -> dict[str, Any]:
-    config_path = topic_dir / TOPIC_CONFIG_FILE
-    if not config_path.exists():
-        return {}
-    loaded = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
-    if not isinstance(loaded, dict):
-        raise SpecError(f"{config_path}: expected a mapping of settings")
-    return loaded
 
 
 def _configured_key(config: dict[str, Any]) -> tuple[str, ...]:
@@ -83,23 +76,23 @@ def _configured_key(config: dict[str, Any]) -> tuple[str, ...]:
 NO_SCHEMA_HELP = (
     "{events} events and none carries a schema block (JsonConverter "
     "schemas.enable=false). Give the topic a schema: `schema_from: <topic>` in "
-    "{folder}/topic.yml (a landed topic of the same table whose events carry "
+    "its declaration {declaration} (a landed topic of the same table whose events carry "
     "schema blocks), or the Kafka Connect value schema block in "
     "{folder}/value-schema.json"
 )
 
 
 def _given_schema(
-    topic_dir: Path, config: dict[str, Any], specs: dict[str, TopicSpec]
+    topic_dir: Path, config: Declared, specs: dict[str, TopicSpec]
 ) -> tuple[ConnectSchema | None, ConnectSchema | None, str | None]:
     """A schema given for a topic whose events carry none: (value schema,
     key schema, connector), or Nones. Raises SpecError naming what is wrong."""
-    source = config.get("schema_from")
+    source = config.settings.get("schema_from")
     if source:
         known = specs.get(str(source))
         if known is None:
             raise SpecError(
-                f"{topic_dir / TOPIC_CONFIG_FILE}: schema_from names topic {source!r}, "
+                f"{config.origin}: schema_from names topic {source!r}, "
                 "which has no generated schema (land it too)"
             )
         return known.value_schema, known.key_schema, known.connector
@@ -115,41 +108,58 @@ def _given_schema(
     return None, None, None
 
 
-def _choice(
-    topic_dir: Path, config: dict[str, Any], key: str, choices: tuple[str, ...], what: str
-) -> str:
-    """A topic.yml setting that takes one of ``choices`` (the first is the
-    default); a wrong value stops sync naming the file."""
-    value = str(config.get(key, choices[0])).lower()
+def _choice(config: Declared, key: str, choices: tuple[str, ...], what: str) -> str:
+    """A setting that takes one of ``choices`` (the first is the default); a
+    wrong value stops sync naming the file."""
+    value = str(config.settings.get(key, choices[0])).lower()
     if value not in choices:
         raise SpecError(
-            f"{topic_dir / TOPIC_CONFIG_FILE}: {key} is {value!r}; expected one of"
-            f" {', '.join(choices)} ({what})"
+            f"{config.origin}: {key} is {value!r}; expected one of {', '.join(choices)} ({what})"
         )
     return value
 
 
-def _decimal_format(topic_dir: Path, config: dict[str, Any]) -> str:
-    """The converter's decimal.format as topic.yml gives it (default base64)."""
-    return _choice(
-        topic_dir, config, "decimal_format", DECIMAL_FORMATS, "the JsonConverter's decimal.format"
-    )
+def _decimal_format(config: Declared) -> str:
+    """The converter's decimal.format as declared (default base64)."""
+    return _choice(config, "decimal_format", DECIMAL_FORMATS, "the JsonConverter's decimal.format")
 
 
-def _schema_changes(topic_dir: Path, config: dict[str, Any]) -> str:
-    """The topic's schema-change policy (topic.yml `schema_changes`, see
+def _schema_changes(config: Declared) -> str:
+    """The topic's schema-change policy (``schema_changes``, see
     schema_evolution; default quarantine)."""
-    return _choice(topic_dir, config, "schema_changes", POLICIES, "see schema_evolution")
+    return _choice(config, "schema_changes", POLICIES, "see schema_evolution")
 
 
-def _wants_history(topic_dir: Path, config: dict[str, Any]) -> bool:
-    """``history: true`` in topic.yml: scaffold an SCD type 2 history model."""
-    value = config.get("history", False)
+def _wants_history(config: Declared) -> bool:
+    """``history: true``: scaffold an SCD type 2 history model."""
+    value = config.settings.get("history", False)
     if not isinstance(value, bool):
-        raise SpecError(
-            f"{topic_dir / TOPIC_CONFIG_FILE}: history is {value!r}; expected true or false"
-        )
+        raise SpecError(f"{config.origin}: history is {value!r}; expected true or false")
     return value
+
+
+def _validated(config: Declared) -> Declared:
+    """``config`` once each of its settings is checked (a wrong one stops
+    sync, naming the file it came from)."""
+    _decimal_format(config)
+    _schema_changes(config)
+    _wants_history(config)
+    key = config.settings.get("primary_key")
+    if key is not None and not (
+        isinstance(key, str) or (isinstance(key, list) and all(isinstance(k, str) for k in key))
+    ):
+        raise SpecError(f"{config.origin}: primary_key is {key!r}; expected a column or a list")
+    return config
+
+
+def _declaration(config: Declared, spec: TopicSpec, given: tuple[str, ...]) -> Declared:
+    """What sync writes as the topic's declaration: its settings, with the
+    primary key it found (key schema, --primary-key) written out."""
+    settings = dict(config.settings)
+    key = list(given) or list(_configured_key(settings)) or list(spec.primary_key)
+    if key and spec.kind == CHANGES and spec.connector != MONGODB:
+        settings["primary_key"] = key[0] if len(key) == 1 else key
+    return Declared(config.topic, settings, config.origin, config.imported)
 
 
 def _primary_key(collected: TopicSchemas, configured: tuple[str, ...]) -> tuple[str, ...]:
@@ -245,15 +255,13 @@ def collect_topic(
 def spec_for_topic(
     topic_dir: Path,
     collected: TopicSchemas,
+    config: Declared,
     primary_key: tuple[str, ...] = (),
     specs: dict[str, TopicSpec] | None = None,
-    config: dict[str, Any] | None = None,
 ) -> tuple[TopicSpec | None, str | None]:
     """The spec of what was collected of one topic, or ``(None, reason)``.
-    A topic without schema blocks uses the schema its folder gives (see
-    NO_SCHEMA_HELP), resolved against ``specs``. ``config`` is the topic
-    folder's topic.yml (read here when not given)."""
-    config = _topic_config(topic_dir) if config is None else config
+    A topic without schema blocks uses the schema its declaration or folder
+    gives (see NO_SCHEMA_HELP), resolved against ``specs``."""
     if collected.kind != CHANGES:
         spec = TopicSpec(
             topic=topic_dir.name,
@@ -283,7 +291,9 @@ def spec_for_topic(
         except SpecError as error:
             return None, str(error)
     if value_schema is None:
-        return None, NO_SCHEMA_HELP.format(events=collected.events, folder=topic_dir)
+        return None, NO_SCHEMA_HELP.format(
+            events=collected.events, folder=topic_dir, declaration=config.origin
+        )
     connector = collected.connector or connector
     if not connector:
         return None, "no event names its connector (payload.source.connector)"
@@ -294,13 +304,13 @@ def spec_for_topic(
         topic=topic_dir.name,
         connector=connector,
         source_table=collected.source_table,
-        primary_key=_primary_key(collected, primary_key or _configured_key(config)),
+        primary_key=_primary_key(collected, primary_key or _configured_key(config.settings)),
         value_schema=value_schema,
         key_schema=key_schema,
         schema_fingerprints=frozenset(collected.schema_fingerprints),
         decimal_scales=decimal_scales(collected.versions),
-        decimal_format=_decimal_format(topic_dir, config),
-        schema_changes=_schema_changes(topic_dir, config),
+        decimal_format=_decimal_format(config),
+        schema_changes=_schema_changes(config),
         incompatible_versions={fp: tuple(c) for fp, c in collected.incompatible.items()},
         invalid_versions=dict(collected.invalid),
         version_columns={
@@ -329,26 +339,31 @@ def sync(
     state_path = None if check or state_dir is None else state_dir / STATE_FILE
     state = ScanState.load(state_path, spec_files.digest(project))
     dirs = topic_dirs(landing)
+    keys = primary_keys or {}
+    # each topic's declaration (a wrong setting stops sync, naming the file)
+    configs = {d.name: _validated(declarations.declared(project, d)) for d in dirs}
+    histories = {d.name for d in dirs if _wants_history(configs[d.name])}
     # topics that borrow another topic's schema go after the others
-    configs = {d.name: _topic_config(d) for d in dirs}
-    for topic_dir in dirs:  # a wrong setting stops sync, naming the file
-        _decimal_format(topic_dir, configs[topic_dir.name])
-        _schema_changes(topic_dir, configs[topic_dir.name])
-    histories = {d.name for d in dirs if _wants_history(d, configs[d.name])}
-    dirs.sort(key=lambda d: bool(configs[d.name].get("schema_from")))
+    dirs.sort(key=lambda d: bool(configs[d.name].settings.get("schema_from")))
     for topic_dir in dirs:
         started = time.monotonic()
-        policy = _schema_changes(topic_dir, configs[topic_dir.name])
-        collected, new, scanned = collect_topic(
-            topic_dir, state, specs.get(topic_dir.name), policy
-        )
+        config = configs[topic_dir.name]
+        policy = _schema_changes(config)
+        collected, new, scanned = collect_topic(topic_dir, state, specs.get(topic_dir.name), policy)
         result.bytes_scanned += scanned
         if not new and topic_dir.name in specs:
             result.files_unchanged += 1
             stored = specs[topic_dir.name]
             specs[topic_dir.name] = result.specs[topic_dir.name] = stored.with_policy(policy)
             if stored.incompatible_versions and not specs[topic_dir.name].incompatible_versions:
-                result.rebuild.append(topic_dir.name)  # topic.yml changed, nothing landed
+                result.rebuild.append(topic_dir.name)  # the policy changed, nothing landed
+            declared_key = _configured_key(config.settings)
+            if declared_key and stored.primary_key and declared_key != stored.primary_key:
+                result.warnings.append(
+                    f"{config.origin}: primary_key {list(declared_key)} differs from the key"
+                    f" its models were scaffolded with {list(stored.primary_key)}: edit the"
+                    " state model's unique_key too, then `run --all` (a full rebuild)"
+                )
             continue
         if progress is not None and scanned:
             progress(
@@ -357,11 +372,7 @@ def sync(
             )
         known = specs.get(topic_dir.name)
         spec, reason = spec_for_topic(
-            topic_dir,
-            collected,
-            (primary_keys or {}).get(topic_dir.name, ()),
-            specs,
-            configs[topic_dir.name],
+            topic_dir, collected, config, keys.get(topic_dir.name, ()), specs
         )
         if spec is None and known is not None:
             spec = known  # nothing new that changes it (e.g. known schemas only)
@@ -382,23 +393,30 @@ def sync(
             continue
         if not spec.primary_key and spec.kind == CHANGES:
             result.warnings.append(
-                f"{spec.topic}: no key schema and no primary_key in "
-                f"{TOPIC_CONFIG_FILE}; only staging models are scaffolded"
+                f"{spec.topic}: no key schema and no primary_key in its declaration "
+                f"{config.origin}; only staging models are scaffolded"
             )
         specs[spec.topic] = spec
         result.specs[spec.topic] = spec
+    wanted = [
+        _declaration(configs[topic], spec, keys.get(topic, ()))
+        for topic, spec in sorted(result.specs.items())
+        if topic in configs
+    ]
     result.stale = spec_files.stale(project, specs)
-    result.generated_changed = bool(result.stale)
+    result.declared = declarations.stale(project, wanted)
+    result.generated_changed = bool(result.stale or result.declared)
     if check:
         check_project(project / "models")
         return result
+    declarations.write(project, wanted)
     result.respecified = spec_files.write_specs(project, specs, result.stale)
     if state_path is not None:
         state.save(state_path, spec_files.digest(project))
     entities = {
-        name: str(config["model_name"])
+        name: str(config.settings["model_name"])
         for name, config in configs.items()
-        if config.get("model_name")
+        if config.settings.get("model_name")
     }
     specs_in_order = [result.specs[topic] for topic in sorted(result.specs)]
     result.scaffolded = scaffold_all(project, specs_in_order, entities)

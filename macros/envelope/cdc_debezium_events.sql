@@ -106,7 +106,7 @@
                         ' but holds ', left(rowed._row.`{{ column.name }}`, 40),
                         {%- if column.decoder == 'number_decimal' %}
                         ', not a number that fits {{ column.type }}',
-                        ' (topic.yml says decimal_format: numeric)'
+                        ' (its declaration says decimal_format: numeric)'
                         {%- elif column.decoder == 'decimal' %}
                         ', not the base64 text the JsonConverter writes',
                         ' (a converter with decimal.format=NUMERIC writes numbers:',

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,18 @@ ORDERS_TOPIC = "shop.public.orders"
 # The in-process session has a metastore of its own: the end-to-end tests
 # run dbt in other processes on another state folder.
 UNIT_STATE = PROJECT / ".state" / "pytest-unit"
+
+
+def copy_sample_topic(topic: str, landing: Path, name: str | None = None) -> Path:
+    """A sample topic's folder copied into ``landing`` (as ``name``), with
+    the project's declaration of it as the folder's topic.yml: how a user's
+    landing brings its settings to a project that has not declared it."""
+    target = landing / (name or topic)
+    shutil.copytree(SAMPLE_LANDING / topic, target)
+    declaration = PROJECT / "topics" / f"{topic}.yml"
+    if declaration.exists():
+        shutil.copy(declaration, target / "topic.yml")
+    return target
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -91,7 +91,7 @@ PROPERTY_TABLES = {
 # first current-state table merged, the others not)
 LANDING_KILL = r"^\[3/\d+\] "
 DBT_KILL = r" OK created sql incremental model cdc_current\."
-# SCD type 2 history models (`history: true` in the topics' topic.yml)
+# SCD type 2 history models (`history: true` in the topics' declarations, topics/)
 HISTORY = {
     "neworder": "cdc_history.postgres__tpcch_neworder__history",
     "coupons": "cdc_history.postgres__public_coupons__history",
@@ -360,9 +360,6 @@ def _partial_landing(root: Path) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         kept = source.read_text(encoding="utf-8").splitlines()[:lines]
         target.write_text("\n".join(kept) + "\n", encoding="utf-8")
-        config = source.parent / "topic.yml"
-        if config.exists():
-            shutil.copy(config, target.parent / "topic.yml")
     newer_half_first(landing)
     return landing
 
@@ -463,7 +460,6 @@ def build_runs(scratch: Path, delivery: prop.Delivery) -> dict[str, Any]:
 def _build_runs(scratch: Path, delivery: prop.Delivery) -> dict[str, Any]:
     partial = _partial_landing(scratch)
     prop.write_records(partial / prop.TOPIC / "generated-first-kcat.jsonl", delivery.first)
-    shutil.copy(SAMPLE_LANDING / prop.TOPIC / "topic.yml", partial / prop.TOPIC / "topic.yml")
     first, _ = _run_and_export(partial, scratch, "build", *FULL_TESTS)
     full = _full_landing(scratch, delivery)
     second_build = ("run", "--landing", str(full), "--", "build", *FULL_TESTS)

@@ -351,12 +351,7 @@ def write_sample(landing: Path) -> Path:
     records += _missing_bad_kinds(records)
     target = landing / TOPIC / SAMPLE_FILE
     write_records(target, records)
-    (landing / TOPIC / "topic.yml").write_text(
-        "# random histories drawn by tests/python/property_histories.py (see PROVENANCE.md)\n"
-        "primary_key: id\nhistory: true\n",
-        encoding="utf-8",
-    )
-    return target
+    return target  # its settings: the project's declaration topics/proptest.public.items.yml
 
 
 def _missing_bad_kinds(records: list[dict[str, Any]]) -> list[dict[str, Any]]:

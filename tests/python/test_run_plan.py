@@ -12,13 +12,12 @@ good build), nothing of the first topic.
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PROJECT, SAMPLE_LANDING
+from conftest import PROJECT, copy_sample_topic
 from project_runs import run_in
 
 from python_helpers.project_copy import project_copy
@@ -63,7 +62,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     state = project / ".state"
     landing = root / "landing"
     for topic in (CHANGED, QUIET):
-        shutil.copytree(SAMPLE_LANDING / topic, landing / topic)
+        copy_sample_topic(topic, landing)
     helpers = [sys.executable, "-m", "python_helpers"]
     run = [*helpers, "run", "--landing", str(landing)]
     run_in(project, state, *helpers, "jars")

@@ -2,7 +2,8 @@
 sync side): a record nested too deep or with an unreadable block never
 stops sync, and a version that changes a column's type in a way the table
 cannot take keeps the table's type under the default policy (its records
-are quarantined by the base model) or widens it when topic.yml says so.
+are quarantined by the base model) or widens it when the landing's topic.yml
+(imported into the declaration) says so.
 The sample's bad-input file holds one record of each (offsets 17-24)."""
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ORDERS_TOPIC, PRODUCTS_TOPIC, SAMPLE_LANDING
+from conftest import ORDERS_TOPIC, PRODUCTS_TOPIC, SAMPLE_LANDING, copy_sample_topic
 
 from python_helpers import spec_files
 from python_helpers.connect_schema import ConnectSchema, SchemaError, merge_schemas, parse_schema
@@ -68,7 +68,7 @@ def test_orders_spec_merges_schema_versions(project: Path) -> None:
     specs = spec_files.load_specs(project)
     orders = specs[ORDERS_TOPIC]
     assert orders.primary_key == ("order_id",)  # from the key schema
-    assert specs[PRODUCTS_TOPIC].primary_key == ("id",)  # from topic.yml
+    assert specs[PRODUCTS_TOPIC].primary_key == ("id",)  # from its declaration
     after = orders.value_schema.field_named("after")
     assert after is not None
     coupon = after.schema.field_named("coupon")
@@ -184,7 +184,7 @@ def test_same_table_from_two_servers_gets_distinct_models(tmp_path: Path) -> Non
     """prod.tpcch.customer next to postgres.tpcch.customer: one model set each."""
     landing = tmp_path / "landing"
     for topic in ("prod.tpcch.customer", "postgres.tpcch.customer"):
-        shutil.copytree(SAMPLE_LANDING / "postgres.tpcch.customer", landing / topic)
+        copy_sample_topic("postgres.tpcch.customer", landing, topic)
     sync(tmp_path, landing)
     names = _model_names(tmp_path)
     assert len(names) == len(set(names))
@@ -255,7 +255,7 @@ def test_topic_of_an_unsupported_connector_is_skipped_not_half_written(tmp_path:
 def test_topic_without_schema_blocks_takes_a_given_schema(tmp_path: Path) -> None:
     landing = tmp_path / "landing"
     bare = SAMPLE_LANDING / "noschema.inventory.customers"
-    shutil.copytree(bare, landing / "borrowed")  # topic.yml: schema_from the schema topic
+    copy_sample_topic(bare.name, landing, "borrowed")  # topic.yml: schema_from the schema topic
     shutil.copytree(
         SAMPLE_LANDING / "dbserver1.inventory.customers", landing / "dbserver1.inventory.customers"
     )
@@ -277,12 +277,14 @@ def test_topic_without_schema_blocks_takes_a_given_schema(tmp_path: Path) -> Non
 def test_decimal_format_is_read_from_topic_yml_and_checked(tmp_path: Path) -> None:
     topic = "sqlserver_transaction_log_source.dbo.full_types_1"
     landing = tmp_path / "landing"
-    shutil.copytree(SAMPLE_LANDING / topic, landing / topic)
+    copy_sample_topic(topic, landing)
     assert sync(tmp_path, landing).specs[topic].decimal_format == "numeric"
     config = landing / topic / "topic.yml"
     config.write_text(config.read_text().replace("decimal_format: numeric", "decimal_format: hex"))
     with pytest.raises(SpecError, match=r"topic.yml: decimal_format is 'hex'.*base64, numeric"):
         sync(tmp_path, landing)
+    declaration = tmp_path / "topics" / f"{topic}.yml"
+    assert "decimal_format: numeric" in declaration.read_text()  # left as it was
 
 
 def _full_parse(topic_dir: Path) -> tuple[ConnectSchema | None, ConnectSchema | None]:
@@ -377,3 +379,46 @@ def test_sync_scans_only_what_is_new(tmp_path: Path, project: Path) -> None:
     grown = sync(tmp_path, landing, state_dir=state)
     assert grown.bytes_scanned == len(line.encode()) + 1
     assert grown.specs[ORDERS_TOPIC] == first.specs[ORDERS_TOPIC]
+
+
+def test_a_topic_is_declared_once_in_the_project(tmp_path: Path) -> None:
+    """sync writes topics/<topic>.yml from what it found (the key schema's
+    key) and from the landing's topic.yml (its comments kept); an edit of
+    the declaration wins over the unchanged topic.yml and keeps the
+    person's comments; a changed topic.yml is imported again; a check names
+    a missing declaration; a misspelt setting stops sync naming the file."""
+    landing = tmp_path / "landing"
+    shutil.copytree(SAMPLE_LANDING / ORDERS_TOPIC, landing / ORDERS_TOPIC)
+    customers = copy_sample_topic("postgres.tpcch.customer", landing)
+    (customers / "topic.yml").write_text("# composite key\nprimary_key: [c_id, c_d_id, c_w_id]\n")
+    assert sync(tmp_path, landing, check=True).declared == [
+        tmp_path / "topics" / "postgres.tpcch.customer.yml",
+        tmp_path / "topics" / f"{ORDERS_TOPIC}.yml",
+    ]
+    first = sync(tmp_path, landing)
+    assert len(first.declared) == 2
+    orders = (tmp_path / "topics" / f"{ORDERS_TOPIC}.yml").read_text()
+    assert orders.splitlines()[0] == f"# Topic `{ORDERS_TOPIC}`: what is decided about it."
+    assert orders.splitlines()[-1] == "primary_key: order_id"  # from the key schema
+    declaration = tmp_path / "topics" / "postgres.tpcch.customer.yml"
+    text = declaration.read_text()
+    assert "# composite key\nprimary_key: [c_id, c_d_id, c_w_id]\n" in text
+    assert "# imported: " in text
+    # a person edits the declaration: it wins, and is left as written
+    edited = text + "# every change kept\nhistory: true\n"
+    declaration.write_text(edited)
+    second = sync(tmp_path, landing)
+    assert second.declared == [] and not second.generated_changed
+    assert declaration.read_text() == edited
+    assert any("history" in path.parts for path in second.scaffolded)
+    # the landing's topic.yml changes: imported again, over the declaration
+    (customers / "topic.yml").write_text("schema_changes: widen\n")
+    third = sync(tmp_path, landing)
+    assert third.declared == [declaration]
+    assert third.specs["postgres.tpcch.customer"].schema_changes == "widen"
+    text = declaration.read_text()
+    assert "history: true\nschema_changes: widen\n" in text and "# every change kept" in text
+    assert not sync(tmp_path, landing, check=True).generated_changed
+    declaration.write_text(text + "histroy: true\n")
+    with pytest.raises(SpecError, match=r"customer.yml: unknown setting\(s\) histroy; expected"):
+        sync(tmp_path, landing)
