@@ -1,5 +1,12 @@
+#>> checkout
 # Two commands: `make run` (sample landings -> staging -> current state) and
 # `make test` (the whole suite). Both set everything up first.
+# (`python -m python_helpers init DIR` copies this file into a new project:
+# the lines between the checkout markers stay here, the project lines go
+# there without their prefix.)
+#<<
+#!project # Two commands: `make run` (landing/ -> staging -> current state) and
+#!project # `make test` (every topic built with its tests, then lint). Both set up first.
 SHELL := /bin/bash
 PYTHON ?= python3.11
 VENV := .venv
@@ -15,8 +22,10 @@ DBT := $(VENV)/bin/dbt
 CHROMIUM := /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup run test test-fast soak lint ruff typecheck check-generated docs clean bench bench-topics bench-mongodb \
-	thrift-up thrift-down test-thrift
+.PHONY: setup run test lint ruff typecheck check-generated docs clean thrift-up thrift-down
+#>> checkout
+.PHONY: test-fast soak bench bench-topics bench-mongodb test-thrift
+#<<
 
 $(STAMP): requirements.txt requirements-jars.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -34,11 +43,19 @@ setup: $(STAMP) $(JAR)
 run: setup
 	$(PY) -m python_helpers run --show --freshness -- build
 
+#>> checkout
 ## make test: pytest (helpers + end-to-end), generated-code check, lint, types
 test: setup $(CHROMIUM)
 	$(PY) -m pytest
 	$(MAKE) --no-print-directory check-generated lint typecheck
+#<<
+#!project ## make test: build every topic with its dbt tests, then the generated-code
+#!project ## check, lint and types
+#!project test: setup
+#!project 	$(PY) -m python_helpers run --all -- build
+#!project 	$(MAKE) --no-print-directory check-generated lint typecheck
 
+#>> checkout
 ## make test-fast: everything that needs no Spark (schema generation, sync,
 ## scaffolding, extended JSON, reference models, the CLI's engine) plus
 ## sync --check, ruff and mypy: about a minute
@@ -55,6 +72,9 @@ soak: setup
 
 check-generated: setup
 	$(PY) -m python_helpers sync --check --landing sample_landing
+#<<
+#!project check-generated: setup
+#!project 	$(PY) -m python_helpers sync --check
 
 # one sqlfluff process per core: 5m59s -> 4m03s on 2 cores (the dbt templater
 # compiles once; parsing the models is what takes the time)
@@ -66,11 +86,15 @@ lint: setup
 	$(MAKE) --no-print-directory ruff
 
 ruff: setup
+#>> checkout
 	$(VENV)/bin/ruff check python_helpers tests/python bench
+#<<
+#!project 	$(VENV)/bin/ruff check python_helpers
 
 typecheck: setup
 	$(VENV)/bin/mypy
 
+#>> checkout
 ## make bench [N=300000]: the data path against a plain pyspark job and the
 ## usual hand-written alternatives, on a generated landing of N events
 N ?= 300000
@@ -94,6 +118,7 @@ bench-topics: setup $(BENCH_STAMP)
 ## 2.x topic: full build, a 1 % batch on the stored state, nothing new
 bench-mongodb: setup $(BENCH_STAMP)
 	$(PY) -m bench.mongodb --events $(if $(filter command line,$(origin N)),$(N),100000)
+#<<
 
 ## make thrift-up / thrift-down: a local Spark Thrift Server on 127.0.0.1
 ## (pyspark's HiveThriftServer2, the profile's Spark settings and this
@@ -107,6 +132,7 @@ thrift-up: setup
 thrift-down:
 	$(PY) -m python_helpers thrift down $(PORT_OPTION)
 
+#>> checkout
 ## make test-thrift: the end-to-end suite (the shared runs and every test
 ## on them) against a Thrift server it starts: landing, dbt (`cluster`
 ## target) and exports go through the server; the expected results are the
@@ -117,6 +143,7 @@ E2E_MODULES := tests/python/test_end_to_end.py tests/python/test_mongodb_end_to_
 test-thrift: setup
 	CDC_DBT_TARGET=cluster $(if $(THRIFT_PORT),CDC_SPARK_PORT=$(THRIFT_PORT)) \
 		$(PY) -m pytest $(E2E_MODULES)
+#<<
 
 ## make docs [DOCS_PORT=8080]: generate the lineage docs site from the
 ## warehouse `make run` built and serve it on 127.0.0.1 (Ctrl-C stops it)
@@ -125,10 +152,12 @@ docs: setup
 	$(DBT) docs generate
 	$(DBT) docs serve --host 127.0.0.1 --port $(DOCS_PORT) --no-browser
 
+#>> checkout
 # Debian's Chromium, for the docs-site test (headless, offline flags)
 $(CHROMIUM):
 	$(SUDO) apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium
+#<<
 
 clean:
 	rm -rf $(CDC_STATE_DIR) target logs

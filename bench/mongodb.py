@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.run import RESULTS, Step, machine, run_step
-from python_helpers.project_copy import project_copy
+from python_helpers.init_project import fresh_project
 
 REPO = Path(__file__).resolve().parents[1]
 TOPIC = "benchmongo.shop.customers"
@@ -147,7 +147,7 @@ def main() -> None:
     landing = work / "landing"
     size = _write(landing / TOPIC / "part-0.jsonl", stream.events(n, snapshot=True), 0)
     batch = stream.events(increment, snapshot=False)
-    project = project_copy(REPO, work / "project")
+    project = fresh_project(REPO, work / "project")
     env = os.environ | {
         "CDC_STATE_DIR": str(project / ".state"),
         "DBT_PROFILES_DIR": "profiles",

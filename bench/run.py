@@ -35,7 +35,7 @@ from typing import Any
 import psutil
 
 from bench.generate import TOPIC, generate
-from python_helpers.project_copy import project_copy
+from python_helpers.init_project import fresh_project
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results"
@@ -126,7 +126,7 @@ def main() -> None:
     print(f"generating {n} events (+{increment}) under {work}", flush=True)
     sizes = generate(work / "data", n, increment)
     landing = work / "data" / "landing"
-    project = project_copy(REPO, work / "project")
+    project = fresh_project(REPO, work / "project")
     env = os.environ | {
         "CDC_STATE_DIR": str(project / ".state"),
         "DBT_PROFILES_DIR": "profiles",

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from bench.run import RESULTS, Step, machine, run_step
 from bench.topics_generate import generate, one_more
-from python_helpers.project_copy import project_copy
+from python_helpers.init_project import fresh_project
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -49,7 +49,7 @@ def main() -> None:
     size = generate(work / "data", topics, events)
     print(f"generated {topics} topics x {events} events ({size / 1e6:.1f} MB) under {work}")
     landing = work / "data" / "landing"
-    project = project_copy(REPO, work / "project")
+    project = fresh_project(REPO, work / "project")
     env = os.environ | {
         "CDC_STATE_DIR": str(project / ".state"),
         "DBT_PROFILES_DIR": "profiles",

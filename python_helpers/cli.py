@@ -13,6 +13,7 @@ from typing import Any
 from python_helpers import build_plan, rebuilds, spec_files
 from python_helpers.connect_schema import SchemaError, parse_schema
 from python_helpers.generate import SpecError
+from python_helpers.init_project import LANDING, InitError, init_project
 from python_helpers.jars import install_iceberg_jar
 from python_helpers.landing import topic_dirs
 from python_helpers.project_check import ProjectError
@@ -20,12 +21,15 @@ from python_helpers.spark_types import fields_ddl, raw_type
 from python_helpers.sync import sync
 from python_helpers.yaml_edit import PropertiesError
 
-DEFAULT_LANDING = Path("sample_landing")
+# a project's own landing folder (`init` makes one), else this checkout's samples
+PROJECT_LANDING = Path(LANDING)
+SAMPLE_LANDING = Path("sample_landing")
 DEFAULT_STATE = Path(".state")
 
 
 def _landing(value: str | None) -> Path:
-    return Path(value or os.environ.get("CDC_LANDING_DIR") or DEFAULT_LANDING)
+    default = PROJECT_LANDING if PROJECT_LANDING.is_dir() else SAMPLE_LANDING
+    return Path(value or os.environ.get("CDC_LANDING_DIR") or default)
 
 
 def _state() -> Path:
@@ -305,21 +309,35 @@ def _cmd_upgrade(args: argparse.Namespace) -> int:
     return 0
 
 
+LANDING_HELP = "landing directory (default: $CDC_LANDING_DIR, else landing/ or sample_landing/)"
+
+
+def _cmd_init(args: argparse.Namespace) -> int:
+    try:
+        written = init_project(Path(__file__).resolve().parents[1], Path(args.directory))
+    except InitError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    print(
+        f"wrote {len(written)} files and folders under {args.directory}: the machinery, no samples"
+    )
+    print(
+        f"next: put each topic's dump in {args.directory}/landing/<topic>/, then `make run` there"
+    )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the CLI."""
     parser = argparse.ArgumentParser(prog="python -m python_helpers", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     land = commands.add_parser("land", help="land topic dumps into the raw tables")
-    land.add_argument(
-        "--landing", help="landing directory (default: $CDC_LANDING_DIR or sample_landing)"
-    )
+    land.add_argument("--landing", help=LANDING_HELP)
     land.set_defaults(run=_cmd_land)
     sync_cmd = commands.add_parser(
         "sync", help="regenerate schemas, scaffold models for new topics"
     )
-    sync_cmd.add_argument(
-        "--landing", help="landing directory (default: $CDC_LANDING_DIR or sample_landing)"
-    )
+    sync_cmd.add_argument("--landing", help=LANDING_HELP)
     sync_cmd.add_argument("--project", default=".", help="dbt project root (default: .)")
     sync_cmd.add_argument(
         "--primary-key",
@@ -345,9 +363,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="sync, land, then dbt (args after --, default `build`) in one"
         " process, so Spark starts once.",
     )
-    run.add_argument(
-        "--landing", help="landing directory (default: $CDC_LANDING_DIR or sample_landing)"
-    )
+    run.add_argument("--landing", help=LANDING_HELP)
     run.add_argument("--project", default=".", help="dbt project root (default: .)")
     run.add_argument("--show", action="store_true", help="print a few rows of every table after")
     run.add_argument(
@@ -388,6 +404,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     upgrade.add_argument("--project", default=".")
     upgrade.set_defaults(run=_cmd_upgrade)
+    init = commands.add_parser(
+        "init", help="start a project for your own topics: the machinery without the samples"
+    )
+    init.add_argument("directory", help="a new or empty folder")
+    init.set_defaults(run=_cmd_init)
     export = commands.add_parser("export", help="print tables as JSON (types and rows)")
     export.add_argument("tables", nargs="+", help="schema.table names")
     export.set_defaults(run=_cmd_export)

@@ -1,7 +1,11 @@
-"""A run builds only what changed since the last good build.
+"""A run builds only what changed since the last good build; a project
+started with `init` holds only its own topics.
 
-On a copy of the project with two topics (`dbserver1.inventory.customers`,
-`postgres.tpcch.warehouse`): the first `run` builds everything; after one
+In a new project made by `python -m python_helpers init` (the machinery,
+no samples) with a landing of two topics (`dbserver1.inventory.customers`,
+`postgres.tpcch.warehouse`, their settings in the landing's topic.yml):
+the first `make run` builds everything, and the project's models, tables
+and docs site hold those two topics only; after one
 new event in the first topic, the next `run` builds only that topic's
 models and tests; with nothing new, `run` starts neither Spark nor dbt;
 after an analyst edits the second topic's staging model, `run` builds that
@@ -20,7 +24,7 @@ import pytest
 from conftest import PROJECT, copy_sample_topic
 from project_runs import run_in
 
-from python_helpers.project_copy import project_copy
+from python_helpers.init_project import fresh_project
 
 pytestmark = pytest.mark.spark
 
@@ -58,16 +62,23 @@ def _built(project: Path) -> dict[str, list[str]]:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("plan")
-    project = project_copy(PROJECT, PROJECT / ".state" / "pytest-plan" / "project")
+    project = fresh_project(PROJECT, PROJECT / ".state" / "pytest-plan" / "project")
     state = project / ".state"
     landing = root / "landing"
     for topic in (CHANGED, QUIET):
         copy_sample_topic(topic, landing)
     helpers = [sys.executable, "-m", "python_helpers"]
     run = [*helpers, "run", "--landing", str(landing)]
-    run_in(project, state, *helpers, "jars")
-    out: dict[str, Any] = {"first": run_in(project, state, *run)}
-    out["first_built"] = _built(project)
+    venv = Path(sys.executable).parents[1]  # this suite's: the pins are the same
+    make_run = ["make", "--no-print-directory", "run", f"VENV={venv}"]
+    out: dict[str, Any] = {
+        "first": run_in(project, state, *make_run, f"CDC_LANDING_DIR={landing}"),
+        "first_built": _built(project),
+        "docs": run_in(project, state, str(venv / "bin" / "dbt"), "docs", "generate"),
+        "catalog": json.loads((project / "target" / "catalog.json").read_text()),
+        "manifest": json.loads((project / "target" / "manifest.json").read_text()),
+        "project": project,
+    }
     with (landing / CHANGED / "z-new.jsonl").open("w", encoding="utf-8") as handle:
         handle.write(_new_event(landing / CHANGED))
     out["one_event"] = run_in(project, state, *run)
@@ -83,6 +94,25 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     out["edited"] = run_in(project, state, *run)
     out["edited_built"] = _built(project)
     return out
+
+
+def test_a_project_from_init_holds_only_its_own_topics(runs: dict[str, Any]) -> None:
+    """No sample model, table or doc page: the docs site (manifest and
+    catalog) lists the two landed topics' models and sources only."""
+    project = runs["project"]
+    assert not (project / "sample_landing").exists() and (project / "landing").is_dir()
+    assert sorted(p.name for p in (project / "topics").glob("*.yml")) == [
+        f"{CHANGED}.yml",
+        f"{QUIET}.yml",
+    ]
+    nodes = runs["manifest"]["nodes"].values()
+    topics = {n["config"]["meta"].get("cdc_topic") for n in nodes if n["resource_type"] == "model"}
+    assert topics == {CHANGED, QUIET}
+    sources = {s["name"] for s in runs["manifest"]["sources"].values()}
+    assert sources == {CHANGED_NAME, "postgres_tpcch_warehouse"}
+    relations = {n["metadata"]["name"] for n in runs["catalog"]["nodes"].values()}
+    assert relations and all(CHANGED_NAME in r or QUIET_NAME in r for r in relations), relations
+    assert "PASS=" in runs["first"] and "source freshness" in runs["first"]
 
 
 def test_the_first_run_builds_everything(runs: dict[str, Any]) -> None:

@@ -31,7 +31,7 @@ from conftest import PROJECT
 from project_runs import run_in
 from reference_model import decimal_base64
 
-from python_helpers.project_copy import project_copy
+from python_helpers.init_project import fresh_project
 
 pytestmark = pytest.mark.spark
 
@@ -138,7 +138,7 @@ def _lines(events: list[tuple[int, str, dict[str, Any]]], version: int, first: i
 @pytest.fixture(scope="module")
 def evolved(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("evolution")
-    project = project_copy(PROJECT, PROJECT / ".state" / "pytest-evolution" / "project")
+    project = fresh_project(PROJECT, PROJECT / ".state" / "pytest-evolution" / "project")
     state = project / ".state"
     landing = root / "landing" / TOPIC
     landing.mkdir(parents=True)

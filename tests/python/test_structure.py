@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from conftest import PROJECT
 
-from python_helpers.project_copy import project_copy
+from python_helpers.init_project import fresh_project
 
 pytestmark = pytest.mark.spark
 
@@ -77,7 +77,7 @@ EXPECTED = {
 
 
 def _project(root: Path) -> Path:
-    project = project_copy(PROJECT, root / "project")
+    project = fresh_project(PROJECT, root / "project")
     models = project / "models"
     (models / "staging" / "base").mkdir(parents=True)
     (models / "staging" / "base" / "_sources.yml").write_text(SOURCES_YML)
