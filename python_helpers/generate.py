@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from python_helpers import mongodb
+from python_helpers import connectors
 from python_helpers.connect_schema import (
     ConnectField,
     ConnectSchema,
@@ -24,6 +24,7 @@ from python_helpers.connect_schema import (
     parse_schema,
     to_block,
 )
+from python_helpers.connectors import mongodb
 from python_helpers.extended_json import DocType, merge
 from python_helpers.metadata_topics import CHANGES, SOURCE_TYPES
 from python_helpers.schema_evolution import QUARANTINE, WIDEN, IncompatibleColumn, widen_with
@@ -260,7 +261,7 @@ def render_spec(spec: TopicSpec) -> dict[str, Any]:
     """The YAML-ready dict one topic contributes to the generated macro."""
     if spec.kind != CHANGES:
         return _render_metadata_spec(spec)
-    if spec.connector == mongodb.MONGODB:
+    if connectors.stages_documents(spec.connector):
         return _render_mongodb_spec(spec)
     envelope = envelope_for_parsing(spec.value_schema)
     kind = envelope_kind(spec.value_schema)

@@ -10,7 +10,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from python_helpers import mongodb
+from python_helpers import connectors
+from python_helpers.connectors import DOCUMENTS
 from python_helpers.generate import TopicSpec
 from python_helpers.metadata_topics import CHANGES
 from python_helpers.project_check import ProjectError, check_project
@@ -78,8 +79,10 @@ def history_unsupported(spec: TopicSpec) -> str | None:
     """Why the topic cannot have a history model, or None."""
     if spec.kind != CHANGES:
         return "not a change-event topic"
-    if spec.connector == mongodb.MONGODB:
-        return "MongoDB topics have no history model (documents are replayed, not merged)"
+    connector = connectors.lookup(spec.connector)
+    if not connector.history:
+        why = " (documents are replayed, not merged)" if connector.shape == DOCUMENTS else ""
+        return f"{connector.title} topics have no history model{why}"
     if not spec.primary_key:
         return "no primary key (a key schema or primary_key in its declaration topics/<topic>.yml)"
     return None

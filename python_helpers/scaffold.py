@@ -23,11 +23,12 @@ from typing import Any
 
 import yaml
 
-from python_helpers import mongodb
+from python_helpers import connectors
+from python_helpers.connectors import mongodb
 from python_helpers.extended_json import DocType
 from python_helpers.generate import TopicSpec, envelope_kind, row_schema
 from python_helpers.metadata_topics import CHANGES, SCHEMA_CHANGES, TRANSACTIONS
-from python_helpers.naming import connector_folder, entity_name, raw_table_name
+from python_helpers.naming import entity_name, raw_table_name
 from python_helpers.project_check import ProjectError, check_project, read_properties
 from python_helpers.source_columns import add_source_columns
 from python_helpers.spark_types import decode_column
@@ -171,7 +172,7 @@ class ModelNames:
 
     @classmethod
     def for_spec(cls, spec: TopicSpec, entity: str | None = None) -> ModelNames:
-        folder = connector_folder(spec.connector)
+        folder = connectors.lookup(spec.connector).folder
         # a schema-change topic is named after the server alone: say what it is
         suffix = "_schema_changes" if spec.kind == SCHEMA_CHANGES else ""
         entity = entity or entity_name(spec.topic) + suffix
@@ -551,7 +552,7 @@ def scaffold(
         "base": names.base,
         "events_macro": "cdc_debezium_events",
     }
-    if spec.connector == mongodb.MONGODB:
+    if connectors.stages_documents(spec.connector):
         return _scaffold_mongodb(project, spec, names, fields, sources)
     sql_files = {
         project / MODELS_DIR / "staging" / "base" / names.folder / f"{names.base}.sql": BASE_SQL,

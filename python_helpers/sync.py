@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from python_helpers import declarations, spec_files
+from python_helpers import connectors, declarations, spec_files
 from python_helpers.connect_schema import ConnectSchema, SchemaError, parse_schema
+from python_helpers.connectors.mongodb import KEY_FIELD, envelope_schema
 from python_helpers.declarations import Declared
 from python_helpers.digest import file_digest
 from python_helpers.generate import SpecError, TopicSpec, decimal_scales, row_schema
@@ -29,8 +30,6 @@ from python_helpers.landing import (
     topic_files,
 )
 from python_helpers.metadata_topics import CHANGES, METADATA_CONNECTOR, metadata_schema
-from python_helpers.mongodb import KEY_FIELD, MONGODB, envelope_schema
-from python_helpers.naming import unsupported_connector
 from python_helpers.project_check import check_project
 from python_helpers.scaffold import scaffold_all
 from python_helpers.schema_evolution import POLICIES, QUARANTINE, version_raw_columns
@@ -157,7 +156,7 @@ def _declaration(config: Declared, spec: TopicSpec, given: tuple[str, ...]) -> D
     primary key it found (key schema, --primary-key) written out."""
     settings = dict(config.settings)
     key = list(given) or list(_configured_key(settings)) or list(spec.primary_key)
-    if key and spec.kind == CHANGES and spec.connector != MONGODB:
+    if key and spec.kind == CHANGES and not connectors.stages_documents(spec.connector):
         settings["primary_key"] = key[0] if len(key) == 1 else key
     return Declared(config.topic, settings, config.origin, config.imported)
 
@@ -273,10 +272,10 @@ def spec_for_topic(
             kind=collected.kind,
         )
         return spec, None
-    if collected.connector == MONGODB:
+    if collected.connector and connectors.stages_documents(collected.connector):
         spec = TopicSpec(
             topic=topic_dir.name,
-            connector=MONGODB,
+            connector=collected.connector,
             source_table=collected.source_table,
             primary_key=(KEY_FIELD,),
             value_schema=envelope_schema(collected.source_fields),
@@ -297,7 +296,7 @@ def spec_for_topic(
     connector = collected.connector or connector
     if not connector:
         return None, "no event names its connector (payload.source.connector)"
-    if (problem := unsupported_connector(connector)) is not None:
+    if (problem := connectors.unsupported(connector)) is not None:
         return None, f"{problem}: no models, its records are not landed"
     collected.value_schema, collected.key_schema = value_schema, key_schema
     spec = TopicSpec(
@@ -386,7 +385,7 @@ def sync(
             result.skipped[topic_dir.name] = reason or "unknown"
             continue
         try:
-            if spec.kind == CHANGES and spec.connector != MONGODB:
+            if spec.kind == CHANGES and not connectors.stages_documents(spec.connector):
                 check_decodable(spec.topic, row_schema(spec.value_schema))
         except SpecError as error:
             result.skipped[spec.topic] = str(error)

@@ -20,10 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from python_helpers import connectors
 from python_helpers.connect_schema import ConnectSchema, SchemaError, merge_schemas, parse_schema
+from python_helpers.connectors.mongodb import is_mongodb, observe
 from python_helpers.extended_json import DocType
 from python_helpers.metadata_topics import CHANGES, METADATA_CONNECTOR, TRANSACTIONS, kind_of
-from python_helpers.mongodb import MONGODB, is_mongodb, observe
 from python_helpers.schema_evolution import QUARANTINE, IncompatibleColumn, evolve
 
 # Huawei MRS CDL (both message versions) names no Debezium connector.
@@ -217,7 +218,7 @@ class _Scanner:
 
     def _documents(self) -> bool:
         """Whether every value must be read (a MongoDB topic's documents)."""
-        return self.result.connector == MONGODB
+        return connectors.stages_documents(self.result.connector or "")
 
     def _value(self, value_text: bytes | str | None, key_text: bytes | str | None) -> None:
         value = _loads(value_text) if value_text else None

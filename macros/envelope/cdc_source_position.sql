@@ -16,6 +16,11 @@
     |                      | operation's order within that second)                |
     | any other            | source.ts_ms                                         |
 
+    A connector whose position is its own has the macro
+    `cdc_position__<connector>(fields, source)` in
+    macros/connectors/<connector>/, returning the parts (empty: the default
+    below applies); the others use source.lsn, else source.ts_ms.
+
     The Kafka offset is the last element, the tie-break among events the
     source puts at the same position (e.g. MySQL snapshot reads share one
     binlog position). Arrival order and ts_ms are never the primary order
@@ -27,23 +32,12 @@
 
 {% macro default__cdc_source_position(spec, source, kafka_offset) -%}
     {%- set fields = spec.source_fields or [] -%}
-    {%- set parts = [] -%}
-    {%- if spec.connector == 'sqlserver' and 'commit_lsn' in fields -%}
-        {%- do parts.extend(_cdc_lsn_parts(source ~ '.commit_lsn')) -%}
-        {%- set change_lsn = _cdc_present(fields, 'change_lsn', source, 'string') -%}
-        {%- do parts.extend(_cdc_lsn_parts(change_lsn)) -%}
-        {%- do parts.append(_cdc_present(fields, 'event_serial_no', source, 'string')) -%}
-    {%- elif spec.connector == 'mysql' and 'file' in fields and 'pos' in fields -%}
-        {%- do parts.append("regexp_extract(" ~ source ~ ".file, '([0-9]+)$', 1)") -%}
-        {%- do parts.append(source ~ '.pos') -%}
-        {%- do parts.append(_cdc_present(fields, 'row', source, 'string')) -%}
-    {%- elif spec.connector == 'mongodb' -%}
-        {%- do parts.append(_cdc_present(fields, 'ts_ms', source, 'string')) -%}
-        {%- do parts.append(_cdc_present(fields, 'ord', source, 'string')) -%}
-    {%- elif 'lsn' in fields -%}
-        {%- do parts.append(source ~ '.lsn') -%}
-    {%- elif 'ts_ms' in fields -%}
-        {%- do parts.append(source ~ '.ts_ms') -%}
+    {%- set by_connector = context.get('cdc_position__' ~ spec.connector) -%}
+    {%- set parts = by_connector(fields, source) if by_connector is not none else [] -%}
+    {%- if not parts and 'lsn' in fields -%}
+        {%- set parts = [source ~ '.lsn'] -%}
+    {%- elif not parts and 'ts_ms' in fields -%}
+        {%- set parts = [source ~ '.ts_ms'] -%}
     {%- endif -%}
     array(
         {%- for part in parts %}
@@ -51,16 +45,6 @@
         {%- endfor %}
         cast({{ kafka_offset }} as bigint)
     )
-{%- endmacro %}
-
-{#- A SQL Server LSN (three hex parts separated by colons) as three bigint
-    expressions. -#}
-{% macro _cdc_lsn_parts(lsn) -%}
-    {%- set parts = [] -%}
-    {%- for index in range(3) -%}
-        {%- do parts.append("conv(get(split(" ~ lsn ~ ", ':'), " ~ index ~ "), 16, 10)") -%}
-    {%- endfor -%}
-    {{- return(parts) -}}
 {%- endmacro %}
 
 {#- `_cdc_source_<field>` in snake case (txId -> _cdc_source_tx_id). -#}

@@ -13,9 +13,15 @@ from __future__ import annotations
 from typing import Any
 
 from python_helpers.connect_schema import ConnectSchema, parse_schema
+from python_helpers.connectors import DOCUMENTS, Connector
 from python_helpers.extended_json import EMPTY_DOC, DocType, infer, loads, merge, set_path
 
 MONGODB = "mongodb"
+# documents are replayed from patches (macros/connectors/mongodb/), not merged
+# as row images: no history model
+CONNECTOR = Connector(
+    name=MONGODB, folder="mongodb", title="MongoDB", shape=DOCUMENTS, history=False
+)
 KEY_FIELD = "_id"
 # Staged types of the source fields the connector versions write.
 SOURCE_TYPES = {

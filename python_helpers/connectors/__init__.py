@@ -1,0 +1,63 @@
+"""The source formats, one module each, behind one lookup.
+
+Each module of this package describes one connector (``source.connector``
+in its events) with a ``CONNECTOR``: where its models live, the shape of
+what it stages, whether it can keep history. Its envelope flattening and
+ordering position are its macros, ``macros/connectors/<name>/``. Adding a
+connector adds a module here and a macro folder; no other code changes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from functools import cache
+
+# what a connector's change events stage: typed row images merged on a key,
+# documents replayed from patches, or a topic's metadata events
+ROWS = "rows"
+DOCUMENTS = "documents"
+METADATA = "metadata"
+
+
+@dataclass(frozen=True)
+class Connector:
+    """One source format."""
+
+    name: str  # source.connector in its events
+    folder: str  # its models' folder and prefix (models/staging/<folder>/...)
+    title: str  # as people write it
+    shape: str = ROWS
+    # SCD type 2 history models (row images merged on a key)
+    history: bool = True
+
+
+@cache
+def _registry() -> dict[str, Connector]:
+    found = {}
+    for module in pkgutil.iter_modules(__path__):
+        connector = getattr(importlib.import_module(f"{__name__}.{module.name}"), "CONNECTOR", None)
+        if isinstance(connector, Connector):
+            found[connector.name] = connector
+    return found
+
+
+def unsupported(name: str) -> str | None:
+    """Why a connector cannot be modelled, or None."""
+    if name in _registry():
+        return None
+    return f"unsupported connector {name!r} (supported: {', '.join(sorted(_registry()))})"
+
+
+def lookup(name: str) -> Connector:
+    """The connector named ``name``; ValueError when there is none."""
+    problem = unsupported(name)
+    if problem is not None:
+        raise ValueError(problem)
+    return _registry()[name]
+
+
+def stages_documents(name: str) -> bool:
+    """True for a connector whose change events are documents (replayed)."""
+    return name in _registry() and _registry()[name].shape == DOCUMENTS
