@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from python_helpers import connectors
+from python_helpers import connectors, model_templates
 from python_helpers.connectors import DOCUMENTS
 from python_helpers.generate import TopicSpec
 from python_helpers.metadata_topics import CHANGES
@@ -27,26 +27,6 @@ from python_helpers.scaffold import (
     _write_sql,
     topic_models,
 )
-
-HISTORY_SQL = """\
-{{#- History of Kafka topic -#}}
-{{#- `{topic}` (SCD type 2): -#}}
-{{#- one row per version of each {key_list}. -#}}
-{{#- Scaffolded by `python -m python_helpers sync` (history: true); edit freely. -#}}
-{{{{ config(unique_key={merge_key}) }}}}
-
-with
-
-changes as (
-    select * from {{{{ ref('{staging}') }}}}
-),
-
-final as (
-    {{{{ cdc_history('changes', {unique_key}) }}}}
-)
-
-select * from final
-"""
 
 VERSION_OPS = {"opened_by_op": ["c", "r", "u"], "closed_by_op": ["c", "r", "u", "d", "t"]}
 VERSION_COLUMNS = [
@@ -131,7 +111,8 @@ def scaffold_history(project: Path, spec: TopicSpec, names: ModelNames) -> list[
     sql = folder / f"{history_name(names)}.sql"
     _write_sql(
         sql,
-        HISTORY_SQL.format(
+        model_templates.render(
+            "history",
             topic=spec.topic,
             key_list=", ".join(keys),
             merge_key=repr([*keys, "valid_from_position"]),

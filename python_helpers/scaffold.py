@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from python_helpers import connectors
+from python_helpers import connectors, model_templates
 from python_helpers.connectors import mongodb
 from python_helpers.extended_json import DocType
 from python_helpers.generate import TopicSpec, envelope_kind, row_schema
@@ -35,124 +35,6 @@ from python_helpers.spark_types import decode_column
 from python_helpers.yaml_edit import SourceEdits
 
 MODELS_DIR = Path("models")
-
-BASE_SQL = """\
-{{#- Base of a Kafka topic ({connector} connector): -#}}
-{{#- `{topic}` -#}}
-{{#- every landed record, its value parsed once, appended batch by batch. -#}}
-{{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
-with
-
-landed as (
-    select * from {{{{ source('{source}', '{table}') }}}}
-),
-
-final as (
-    {{{{ {events_macro}('landed', '{topic}') }}}}
-)
-
-select * from final
-"""
-
-STAGING_SQL = """\
-{{#- Staging of a Kafka topic ({connector} connector): -#}}
-{{#- `{topic}` -#}}
-{{#- one row per change event, typed. -#}}
-{{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
-with
-
-events as (
-    select * from {{{{ ref('{base}') }}}}
-),
-
-final as (
-    {{{{ cdc_debezium_changes('events', '{topic}') }}}}
-)
-
-select * from final
-"""
-
-QUARANTINE_SQL = """\
-{{#- Landed records that are not change events, of Kafka topic -#}}
-{{#- `{topic}` -#}}
-{{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
-with
-
-events as (
-    select * from {{{{ ref('{base}') }}}}
-),
-
-final as (
-    {{{{ cdc_debezium_rejects('events') }}}}
-)
-
-select * from final
-"""
-
-STATE_SQL = """\
-{{#- Merged state of Kafka topic -#}}
-{{#- `{topic}`, -#}}
-{{#- one row per {key_list}, deleted keys kept as delete markers -#}}
-{{#- (`_cdc_op = 'd'`): analysts read the view `{current}`. -#}}
-{{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
-{{{{ config(unique_key={unique_key}, cdc_delete_markers=true) }}}}
-
-with
-
-changes as (
-    select * from {{{{ ref('{staging}') }}}}
-),
-
-final as (
-    {{{{ cdc_current_state('changes', {unique_key}) }}}}
-)
-
-select * from final
-"""
-
-CURRENT_SQL = """\
-{{#- Current state of Kafka topic -#}}
-{{#- `{topic}`, -#}}
-{{#- one row per {key_list}: the merged state without its delete markers. -#}}
-{{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
-{{{{ config(materialized='view') }}}}
-
-with
-
-state as (
-    select * from {{{{ ref('{state}') }}}}
-),
-
-final as (
-    {{{{ cdc_current_view('state') }}}}
-)
-
-select * from final
-"""
-
-
-MONGODB_CURRENT_SQL = """\
-{{#- Current state of MongoDB topic -#}}
-{{#- `{topic}`: -#}}
-{{#- one row per live document, its change events replayed in source order -#}}
-{{#- (patches applied to the previous document) on top of the stored state. -#}}
-{{#- Reads the base model: updates the replay cannot apply are quarantined -#}}
-{{#- there, and flagged on their document here. -#}}
-{{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
-{{{{ config(unique_key=['_id']) }}}}
-
-with
-
-events as (
-    select * from {{{{ ref('{base}') }}}}
-),
-
-final as (
-    {{{{ cdc_mongodb_current_state('events', '{topic}') }}}}
-)
-
-select * from final
-"""
 
 
 @dataclass(frozen=True)
@@ -348,103 +230,6 @@ def _write_sql(path: Path, text: str) -> None:
     path.write_text(_fit_lines(text), encoding="utf-8")
 
 
-METADATA_BASE_SQL = """\
-{{#- Base of a Debezium {kind} topic: -#}}
-{{#- `{topic}` -#}}
-{{#- every landed record, its value parsed once, appended batch by batch. -#}}
-{{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
-with
-
-landed as (
-    select * from {{{{ source('{source}', '{table}') }}}}
-),
-
-final as (
-    {{{{ cdc_metadata_events('landed', '{topic}') }}}}
-)
-
-select * from final
-"""
-
-METADATA_STAGING_SQL = """\
-{{#- Staging of a Debezium {kind} topic: -#}}
-{{#- `{topic}` -#}}
-{{#- one row per event, typed. -#}}
-{{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
-with
-
-events as (
-    select * from {{{{ ref('{base}') }}}}
-),
-
-final as (
-    {{{{ cdc_metadata_accepted('events', '{topic}') }}}}
-)
-
-select * from final
-"""
-
-TRANSACTIONS_SQL = """\
-{{#- Transactions of Kafka topic -#}}
-{{#- `{topic}`: one row per transaction id, -#}}
-{{#- to join with the change events' _cdc_transaction_id. -#}}
-{{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
-{{{{ config(
-    unique_key='transaction_id',
-    merge_matched_condition='true',
-    merge_delete_condition='false',
-    merge_insert_condition='true'
-) }}}}
-
-with
-
-events as (
-    select * from {{{{ ref('{staging}') }}}}
-),
-
-final as (
-    {{{{ cdc_transactions('events') }}}}
-)
-
-select * from final
-"""
-
-SCHEMA_HISTORY_SQL = """\
-{{#- Schema history of Kafka topic -#}}
-{{#- `{topic}`: one row per table change. -#}}
-{{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
-{{{{ config(materialized='view') }}}}
-
-with
-
-events as (
-    select * from {{{{ ref('{staging}') }}}}
-),
-
-final as (
-    {{{{ cdc_schema_history('events') }}}}
-)
-
-select * from final
-"""
-
-HEARTBEATS_SQL = """\
-{{#- Heartbeats of a Huawei CDL topic, counted, not staged: -#}}
-{{#- `{topic}` -#}}
-{{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}}
-with
-
-events as (
-    select * from {{{{ ref('{base}') }}}}
-),
-
-final as (
-    {{{{ cdc_heartbeats('events') }}}}
-)
-
-select * from final
-"""
-
 HEARTBEAT_COLUMNS = [
     "_cdc_heartbeat_identifier",
     "_cdc_source_committed_at",
@@ -555,14 +340,14 @@ def scaffold(
     if connectors.stages_documents(spec.connector):
         return _scaffold_mongodb(project, spec, names, fields, sources)
     sql_files = {
-        project / MODELS_DIR / "staging" / "base" / names.folder / f"{names.base}.sql": BASE_SQL,
-        staging_dir / f"{names.staging}.sql": STAGING_SQL,
-        staging_dir / f"{names.quarantine}.sql": QUARANTINE_SQL,
+        project / MODELS_DIR / "staging" / "base" / names.folder / f"{names.base}.sql": "base",
+        staging_dir / f"{names.staging}.sql": "staging",
+        staging_dir / f"{names.quarantine}.sql": "quarantine",
     }
     if _has_heartbeats(spec):
-        sql_files[staging_dir / f"{names.heartbeats}.sql"] = HEARTBEATS_SQL
+        sql_files[staging_dir / f"{names.heartbeats}.sql"] = "heartbeats"
     for path, template in sql_files.items():
-        _write_sql(path, template.format(**fields))
+        _write_sql(path, model_templates.render(template, **fields))
     touched = list(sql_files)
     sources_yml = staging_dir / f"_{names.folder}__sources.yml"
     sources.add(
@@ -589,8 +374,8 @@ def scaffold(
         }
         state_sql = current_dir / f"{names.state}.sql"
         current_sql = current_dir / f"{names.current}.sql"
-        _write_sql(state_sql, STATE_SQL.format(**formats))
-        _write_sql(current_sql, CURRENT_SQL.format(**formats))
+        _write_sql(state_sql, model_templates.render("state", **formats))
+        _write_sql(current_sql, model_templates.render("current", **formats))
         current_yml = current_dir / f"_{names.folder}__{names.entity}.yml"
         _write_properties(current_yml, _current_models(spec, names), spec)
         touched += [state_sql, current_sql, current_yml]
@@ -672,13 +457,13 @@ def _scaffold_mongodb(
     current_dir = project / MODELS_DIR / "current" / names.folder
     fields = fields | {"events_macro": "cdc_mongodb_events"}
     sql_files = {
-        project / MODELS_DIR / "staging" / "base" / names.folder / f"{names.base}.sql": BASE_SQL,
-        staging_dir / f"{names.staging}.sql": STAGING_SQL,
-        staging_dir / f"{names.quarantine}.sql": QUARANTINE_SQL,
-        current_dir / f"{names.current}.sql": MONGODB_CURRENT_SQL,
+        project / MODELS_DIR / "staging" / "base" / names.folder / f"{names.base}.sql": "base",
+        staging_dir / f"{names.staging}.sql": "staging",
+        staging_dir / f"{names.quarantine}.sql": "quarantine",
+        current_dir / f"{names.current}.sql": "mongodb_current",
     }
     for path, template in sql_files.items():
-        _write_sql(path, template.format(**fields))
+        _write_sql(path, model_templates.render(template, **fields))
     sources_yml = staging_dir / f"_{names.folder}__sources.yml"
     sources.add(
         sources_yml,
@@ -843,16 +628,16 @@ def _scaffold_metadata(
     }
     sql_files = {
         project / MODELS_DIR / "staging" / "base" / names.folder / f"{names.base}.sql": (
-            METADATA_BASE_SQL
+            "metadata_base"
         ),
-        staging_dir / f"{names.staging}.sql": METADATA_STAGING_SQL,
-        staging_dir / f"{names.quarantine}.sql": QUARANTINE_SQL,
+        staging_dir / f"{names.staging}.sql": "metadata_staging",
+        staging_dir / f"{names.quarantine}.sql": "quarantine",
         current_dir / f"{names.current}.sql": (
-            TRANSACTIONS_SQL if transactions else SCHEMA_HISTORY_SQL
+            "transactions" if transactions else "schema_history"
         ),
     }
     for path, template in sql_files.items():
-        _write_sql(path, template.format(**fields))
+        _write_sql(path, model_templates.render(template, **fields))
     sources_yml = staging_dir / f"_{names.folder}__sources.yml"
     sources.add(
         sources_yml,

@@ -4,7 +4,7 @@ Before, each topic's current-state model was one incremental table whose
 merge deleted rows: a deleted key left nothing behind, so an older event of
 it landing later brought it back. Now a topic has a ``<model>__state`` table
 that keeps deletes as rows (delete markers) and the analysts' ``<model>``
-view without them (``scaffold.STATE_SQL`` / ``CURRENT_SQL``).
+view without them (the ``state`` and ``current`` model templates).
 
 ``upgrade_current_models`` rewrites every old-style current model it finds
 (a model whose SQL calls ``cdc_current_state`` and has no ``__state``
@@ -23,11 +23,10 @@ from typing import Any
 
 import yaml
 
+from python_helpers import model_templates
 from python_helpers.scaffold import (
-    CURRENT_SQL,
     SOFT_DELETES_WHERE,
     STATE_OPS,
-    STATE_SQL,
     _write_sql,
 )
 
@@ -96,8 +95,10 @@ def upgrade_current_models(project: Path) -> list[str]:
                 "current": name,
                 "state": f"{name}__state",
             }
-            _write_sql(properties.parent / f"{name}__state.sql", STATE_SQL.format(**formats))
-            _write_sql(sql_path, CURRENT_SQL.format(**formats))
+            _write_sql(
+                properties.parent / f"{name}__state.sql", model_templates.render("state", **formats)
+            )
+            _write_sql(sql_path, model_templates.render("current", **formats))
             _set_op_tests(entry.get("columns") or [], ["c", "r", "u"], SOFT_DELETES_WHERE)
             entry["description"] = (
                 f"{entry.get('description', '')} A view of `{name}__state` without its"
