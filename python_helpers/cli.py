@@ -121,12 +121,12 @@ def _cmd_sync(args: argparse.Namespace) -> int:
     if result.rebuild and not args.check:
         rebuilds.add(_state(), result.rebuild)
         for topic in result.rebuild:
-            print(f"{topic}: schema_changes widened column types; `run` rebuilds its models")
+            print(f"{topic}: its models are rebuilt from the raw landing by the next `run`")
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if args.check:
         if result.generated_changed:
-            paths = result.declared + result.stale
+            paths = result.declared + result.stale + result.models
             stale = ", ".join(str(path) for path in paths[:5])
             more = f" and {len(paths) - 5} more" if len(paths) > 5 else ""
             print(f"out of date: {stale}{more}; run `python -m python_helpers sync`")
@@ -142,6 +142,8 @@ def _cmd_sync(args: argparse.Namespace) -> int:
         print(f"declared {path}")
     for path in result.scaffolded:
         print(f"scaffolded {path}")
+    for path in result.models:
+        print(f"regenerated {path}")
     return 0
 
 

@@ -2,8 +2,8 @@
 
 A declaration holds what a person decides about a topic (its primary key,
 model name, history, where its schema comes from, the converter's decimal
-format, the schema-change policy); everything else is derived by ``sync``
-from it and from the topic's schema blocks.
+format, the schema-change policy, the largest value it parses); everything
+else is derived by ``sync`` from it and from the topic's schema blocks.
 
 A landing folder's ``topic.yml`` is input: ``sync`` imports it into the
 topic's declaration the first time it sees it and again whenever its text
@@ -33,6 +33,7 @@ SETTINGS = (
     "schema_from",
     "decimal_format",
     "schema_changes",
+    "max_value_bytes",
 )
 _IMPORTED = re.compile(r"^# imported: ([0-9a-f]{32}) ", re.MULTILINE)
 _HEADER = (

@@ -6,7 +6,6 @@ other scaffolded models (see scaffold.py).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -38,17 +37,6 @@ VERSION_COLUMNS = [
     "closed_by_op",
     "is_current",
 ]
-
-
-def _existing_names(names: ModelNames, layers: dict[str, str]) -> ModelNames:
-    """``names`` with the topic's staging and current models as the project
-    has them (scaffolded under an older naming, or renamed by hand)."""
-    staging = layers.get("staging", names.staging)
-    # the current-state view is named after the state table (`<current>__state`);
-    # a topic may have more current-layer views (e.g. one with soft deletes)
-    current = layers.get("state", names.state).removesuffix("__state")
-    entity = current.removeprefix(f"{names.folder}__")
-    return replace(names, staging=staging, current=current, entity=entity)
 
 
 def history_name(names: ModelNames) -> str:
@@ -137,7 +125,7 @@ def scaffold_histories(
         layers = existing.get(spec.topic, {})
         if "history" in layers or history_unsupported(spec):
             continue
-        names = _existing_names(ModelNames.for_spec(spec, (entities or {}).get(spec.topic)), layers)
+        names = ModelNames.for_spec(spec, (entities or {}).get(spec.topic)).existing(layers)
         if history_name(names) in taken:
             raise ProjectError(
                 f"topic {spec.topic!r} would get history model {history_name(names)!r},"

@@ -28,6 +28,8 @@ def _environment() -> jinja2.Environment:
         comment_start_string="[#",
         comment_end_string="#]",
         keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
         autoescape=False,
     )

@@ -17,7 +17,7 @@ never share a model name.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +69,24 @@ class ModelNames:
             current=f"{folder}__{entity}",
             state=f"{folder}__{entity}__state",
             heartbeats=f"stg_{folder}__{entity}__heartbeats",
+        )
+
+    def existing(self, layers: dict[str, str]) -> ModelNames:
+        """These names with the topic's models as the project has them
+        (``layers``: meta.cdc_layer -> model name; scaffolded under an older
+        naming, or renamed by hand). The current-state view is named after
+        the state table (``<current>__state``): a topic may have more
+        current-layer views (e.g. one with soft deletes)."""
+        current = layers["state"].removesuffix("__state") if "state" in layers else self.current
+        return replace(
+            self,
+            base=layers.get("base", self.base),
+            staging=layers.get("staging", self.staging),
+            quarantine=layers.get("quarantine", self.quarantine),
+            state=layers.get("state", self.state),
+            heartbeats=layers.get("heartbeats", self.heartbeats),
+            current=current,
+            entity=current.removeprefix(f"{self.folder}__"),
         )
 
 
@@ -208,7 +226,7 @@ _CALL = re.compile(
 )
 
 
-def _fit_lines(text: str) -> str:
+def fit_lines(text: str) -> str:
     """Lines of a scaffolded model within the line length: a Jinja call
     too long for one line gets one argument per line (long topic names)."""
     out = []
@@ -227,7 +245,7 @@ def _fit_lines(text: str) -> str:
 
 def _write_sql(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(_fit_lines(text), encoding="utf-8")
+    path.write_text(fit_lines(text), encoding="utf-8")
 
 
 HEARTBEAT_COLUMNS = [

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from python_helpers import connectors, declarations, spec_files
+from python_helpers import connectors, declarations, generated_models, spec_files
 from python_helpers.connect_schema import ConnectSchema, SchemaError, parse_schema
 from python_helpers.connectors.mongodb import KEY_FIELD, envelope_schema
 from python_helpers.declarations import Declared
@@ -60,6 +60,9 @@ class SyncResult:
     # the topic declarations (topics/<topic>.yml) written, or missing or
     # out of date in a check
     declared: list[Path] = field(default_factory=list)
+    # the generated models (base, quarantine, state, history) rewritten, or
+    # out of date in a check
+    models: list[Path] = field(default_factory=list)
     bytes_scanned: int = 0
     files_unchanged: int = 0
 
@@ -143,6 +146,9 @@ def _validated(config: Declared) -> Declared:
     _decimal_format(config)
     _schema_changes(config)
     _wants_history(config)
+    limit = config.settings.get("max_value_bytes")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise SpecError(f"{config.origin}: max_value_bytes is {limit!r}; expected bytes, >= 1")
     key = config.settings.get("primary_key")
     if key is not None and not (
         isinstance(key, str) or (isinstance(key, list) and all(isinstance(k, str) for k in key))
@@ -170,6 +176,18 @@ def _primary_key(collected: TopicSchemas, configured: tuple[str, ...]) -> tuple[
     if unique is not None and unique.schema.type == "struct":  # Huawei CDL
         return tuple(f.name for f in unique.schema.fields)
     return ()
+
+
+def _key_changed(result: SyncResult, old: TopicSpec, new: TopicSpec) -> None:
+    """A topic whose merge key changed: its generated models take the new
+    key, and its models are rebuilt from the raw landing (a table merged on
+    the old key cannot be merged on another)."""
+    result.rebuild.append(new.topic)
+    result.warnings.append(
+        f"{new.topic}: primary key {list(old.primary_key)} -> {list(new.primary_key)}: its"
+        " models are rebuilt from the raw landing at the next run; the key tests in its"
+        " current-state view's properties are yours to update"
+    )
 
 
 def _head_digest(path: Path, length: int) -> str:
@@ -358,11 +376,9 @@ def sync(
                 result.rebuild.append(topic_dir.name)  # the policy changed, nothing landed
             declared_key = _configured_key(config.settings)
             if declared_key and stored.primary_key and declared_key != stored.primary_key:
-                result.warnings.append(
-                    f"{config.origin}: primary_key {list(declared_key)} differs from the key"
-                    f" its models were scaffolded with {list(stored.primary_key)}: edit the"
-                    " state model's unique_key too, then `run --all` (a full rebuild)"
-                )
+                rekeyed = replace(specs[topic_dir.name], primary_key=declared_key)
+                specs[topic_dir.name] = result.specs[topic_dir.name] = rekeyed
+                _key_changed(result, stored, rekeyed)
             continue
         if progress is not None and scanned:
             progress(
@@ -390,6 +406,8 @@ def sync(
         except SpecError as error:
             result.skipped[spec.topic] = str(error)
             continue
+        if known is not None and known.primary_key and spec.primary_key != known.primary_key:
+            _key_changed(result, known, spec)
         if not spec.primary_key and spec.kind == CHANGES:
             result.warnings.append(
                 f"{spec.topic}: no key schema and no primary_key in its declaration "
@@ -404,7 +422,12 @@ def sync(
     ]
     result.stale = spec_files.stale(project, specs)
     result.declared = declarations.stale(project, wanted)
-    result.generated_changed = bool(result.stale or result.declared)
+    settings = {item.topic: item.settings for item in wanted}
+    if check:
+        result.models = generated_models.stale(
+            generated_models.wanted_files(project, result.specs, settings)
+        )
+    result.generated_changed = bool(result.stale or result.declared or result.models)
     if check:
         check_project(project / "models")
         return result
@@ -424,4 +447,8 @@ def sync(
         if (reason := history_unsupported(spec)) is not None:
             result.warnings.append(f"{spec.topic}: history: true ignored: {reason}")
     result.scaffolded += scaffold_histories(project, with_history, entities)
+    wanted_models = generated_models.wanted_files(project, result.specs, settings)
+    result.models = generated_models.write(wanted_models)
+    scaffolded = set(result.scaffolded)
+    result.models = [path for path in result.models if path not in scaffolded]
     return result

@@ -286,7 +286,7 @@ def test_once_topic_yml_says_widen_the_next_run_rebuilds_and_stages_it(
     landing by itself (the column's type changes, which Iceberg cannot do in
     place), so nobody has to find the command."""
     output = evolved["widened_output"]
-    assert "schema_changes widened column types; `run` rebuilds its models" in output
+    assert "its models are rebuilt from the raw landing by the next `run`" in output
     assert "--full-refresh --select config.meta.cdc_topic:evo.public.items+" in output
     assert "ERROR=0" in output
     tables = evolved["widened"]
