@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.run import RESULTS, Step, machine, run_step
-from python_helpers.init_project import fresh_project
+from python_helpers.project.init_project import fresh_project
 
 REPO = Path(__file__).resolve().parents[1]
 TOPIC = "benchmongo.shop.customers"

@@ -35,7 +35,7 @@ from typing import Any
 import psutil
 
 from bench.generate import TOPIC, generate
-from python_helpers.init_project import fresh_project
+from python_helpers.project.init_project import fresh_project
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results"

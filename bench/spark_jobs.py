@@ -172,7 +172,7 @@ def decode(project: Path, raw_table: str, events: int, out: Path) -> None:
 
     os.chdir(project)
     sys.path.insert(0, str(project))
-    from python_helpers.spark_session import local_spark
+    from python_helpers.engine.spark_session import local_spark
 
     spark = local_spark(project)
     spark.sparkContext.setLogLevel("ERROR")
@@ -235,7 +235,7 @@ def plan(project: Path, raw_table: str, out: Path) -> None:
     import re
 
     os.chdir(project)
-    from python_helpers.spark_session import local_spark
+    from python_helpers.engine.spark_session import local_spark
 
     spark = local_spark(project)
     compiled = next((project / "target" / "compiled").rglob("base_*accounts.sql"))

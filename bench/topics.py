@@ -31,7 +31,7 @@ from pathlib import Path
 
 from bench.run import RESULTS, Step, machine, run_step
 from bench.topics_generate import generate, one_more
-from python_helpers.init_project import fresh_project
+from python_helpers.project.init_project import fresh_project
 
 REPO = Path(__file__).resolve().parents[1]
 

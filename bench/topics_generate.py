@@ -117,7 +117,7 @@ class _Topic:
         return {
             "id": key,
             "name": f"name {rng.randrange(10**6)}",
-            "amount": _decimal(rng.randrange(-10**6, 10**9)),
+            "amount": _decimal(rng.randrange(-(10**6), 10**9)),
             "updated_at": self.clock_ms * 1000 + rng.randrange(1000),
             **{column: rng.randrange(10**9) for column in extra_columns(self.number)},
         }
@@ -201,7 +201,5 @@ def row_type(number: int) -> str:
     """The Spark type of a topic's row image, as the ceiling reads it."""
     extra = "".join(f", `{c}`: bigint" for c in extra_columns(number))
     return (
-        "struct<`id`: bigint, `name`: string, `amount`: string, `updated_at`: bigint"
-        + extra
-        + ">"
+        "struct<`id`: bigint, `name`: string, `amount`: string, `updated_at`: bigint" + extra + ">"
     )

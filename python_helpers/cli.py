@@ -10,16 +10,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from python_helpers import build_plan, rebuilds, spec_files
-from python_helpers.connect_schema import SchemaError, parse_schema
-from python_helpers.generate import SpecError
-from python_helpers.init_project import LANDING, InitError, init_project
-from python_helpers.jars import install_iceberg_jar
-from python_helpers.landing import topic_dirs
-from python_helpers.project_check import ProjectError
-from python_helpers.spark_types import fields_ddl, raw_type
-from python_helpers.sync import sync
-from python_helpers.yaml_edit import PropertiesError
+from python_helpers.engine.jars import install_iceberg_jar
+from python_helpers.land.landing import topic_dirs
+from python_helpers.project.init_project import LANDING, InitError, init_project
+from python_helpers.project.project_check import ProjectError
+from python_helpers.project.yaml_edit import PropertiesError
+from python_helpers.run import build_plan, rebuilds
+from python_helpers.schema.connect_schema import SchemaError, parse_schema
+from python_helpers.schema.spark_types import fields_ddl, raw_type
+from python_helpers.spec import spec_files
+from python_helpers.spec.generate import SpecError
+from python_helpers.spec.sync import sync
 
 # a project's own landing folder (`init` makes one), else this checkout's samples
 PROJECT_LANDING = Path(LANDING)
@@ -47,8 +48,8 @@ def _parse_keys(values: Sequence[str]) -> dict[str, tuple[str, ...]]:
 
 
 def _cmd_land(args: argparse.Namespace) -> int:
-    from python_helpers import raw_store
-    from python_helpers.sql_engine import open_engine, target_name
+    from python_helpers.engine.sql_engine import open_engine, target_name
+    from python_helpers.land import raw_store
 
     landing = _landing(args.landing)
     state = _state()
@@ -167,7 +168,7 @@ def _cmd_jars(args: argparse.Namespace) -> int:
 
 
 def _cmd_thrift(args: argparse.Namespace) -> int:
-    from python_helpers import thrift
+    from python_helpers.engine import thrift
 
     port = args.port or thrift.cluster_port(Path(args.project))
     server = thrift.Server(_state(), port)
@@ -249,7 +250,7 @@ def _build(
 def _export(args: argparse.Namespace) -> int:
     """``run --export``: write the asked tables as JSON."""
     if args.export:
-        from python_helpers.export import export_json
+        from python_helpers.engine.export import export_json
 
         Path(args.export).write_text(export_json(Path("."), args.export_table), encoding="utf-8")
     return 0
@@ -268,7 +269,7 @@ def _done(started: float, steps: list[tuple[str, float]]) -> int:
 def _source_freshness(runner: Any, dbt_args: list[str], topics: list[str] | None) -> None:
     """`dbt source freshness` (same target as ``dbt_args``), as a table: of
     the sources of ``topics`` (None: of every source)."""
-    from python_helpers.freshness import freshness_rows, render
+    from python_helpers.engine.freshness import freshness_rows, render
 
     target = []
     if "--target" in dbt_args[:-1]:
@@ -284,30 +285,16 @@ def _source_freshness(runner: Any, dbt_args: list[str], topics: list[str] | None
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
-    from python_helpers.show import show_results
+    from python_helpers.engine.show import show_results
 
     print(show_results(Path("."), args.rows))
     return 0
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from python_helpers.export import export_json
+    from python_helpers.engine.export import export_json
 
     print(export_json(Path("."), args.tables))
-    return 0
-
-
-def _cmd_upgrade(args: argparse.Namespace) -> int:
-    from python_helpers.upgrade import upgrade_current_models
-
-    upgraded = upgrade_current_models(Path(args.project))
-    for name in upgraded:
-        print(f"upgraded {name}: table {name}__state (with delete markers) + view {name}")
-    if upgraded:
-        selection = " ".join(f"{name}__state+" for name in upgraded)
-        print(f"now run: dbt build --full-refresh --select {selection}")
-    else:
-        print("nothing to upgrade")
     return 0
 
 
@@ -399,13 +386,6 @@ def build_parser() -> argparse.ArgumentParser:
     show = commands.add_parser("show", help="print a few rows of every current-state table")
     show.add_argument("--rows", type=int, default=5)
     show.set_defaults(run=_cmd_show)
-    upgrade = commands.add_parser(
-        "upgrade",
-        help="turn current-state models scaffolded before delete markers into"
-        " a __state table + view",
-    )
-    upgrade.add_argument("--project", default=".")
-    upgrade.set_defaults(run=_cmd_upgrade)
     init = commands.add_parser(
         "init", help="start a project for your own topics: the machinery without the samples"
     )

@@ -182,7 +182,7 @@
 {%- endmacro %}
 
 {#- The `when` branches judging a record by its own schema version (see
-    python_helpers/schema_evolution.py), before its parse against the
+    python_helpers/schema/schema_evolution.py), before its parse against the
     table's schema is looked at: a version sync has not seen
     (schema_not_covered: replayed once it has, see _cdc_landed_records),
     an unreadable block (invalid_schema_block),
@@ -368,7 +368,7 @@
 {#- The fingerprint of a landed value's schema block: md5 of its exact text
     between `{"schema":` and `,"payload":` (whitespace around the marks
     allowed), null for a value without one. sync computes the same for
-    every distinct block it sees (python_helpers.topic_schema.
+    every distinct block it sees (python_helpers.schema.topic_schema.
     schema_fingerprint) and keeps them in the topic's spec. -#}
 {% macro cdc_schema_fingerprint(value) -%}
     md5(case

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from python_helpers.connect_schema import ConnectSchema, parse_schema
 from python_helpers.connectors import DOCUMENTS, Connector
-from python_helpers.extended_json import EMPTY_DOC, DocType, infer, loads, merge, set_path
+from python_helpers.schema.connect_schema import ConnectSchema, parse_schema
+from python_helpers.schema.extended_json import EMPTY_DOC, DocType, infer, loads, merge, set_path
 
 MONGODB = "mongodb"
 # documents are replayed from patches (macros/connectors/mongodb/), not merged

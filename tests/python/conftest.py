@@ -50,8 +50,8 @@ def project() -> Path:
 @pytest.fixture(scope="session")
 def spark() -> Iterator[Any]:
     """One embedded Spark session (the profile's settings) for all tests."""
-    from python_helpers.jars import install_iceberg_jar
-    from python_helpers.spark_session import local_spark
+    from python_helpers.engine.jars import install_iceberg_jar
+    from python_helpers.engine.spark_session import local_spark
 
     os.environ["CDC_STATE_DIR"] = str(UNIT_STATE)
     install_iceberg_jar(UNIT_STATE)

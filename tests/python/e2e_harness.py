@@ -27,7 +27,7 @@ from typing import Any
 import property_histories as prop
 from conftest import ORDERS_TOPIC, PRODUCTS_TOPIC, PROJECT, SAMPLE_LANDING
 
-from python_helpers.crash_points import AFTER_RAW_APPEND
+from python_helpers.land.crash_points import AFTER_RAW_APPEND
 
 STATE = PROJECT / ".state" / "pytest"
 # `make test-thrift`: the same runs against a local Spark Thrift server (the
@@ -267,9 +267,9 @@ def killed_run(when: str, *args: str) -> list[str]:
 
 def crashed_run(point: str, *args: str) -> list[str]:
     """Run ``python -m python_helpers <args>`` with the test hook that makes
-    it SIGKILL itself at ``point`` (python_helpers.crash_points); fails
+    it SIGKILL itself at ``point`` (python_helpers.land.crash_points); fails
     unless it died so. Returns its output lines."""
-    from python_helpers.crash_points import CRASH_AT
+    from python_helpers.land.crash_points import CRASH_AT
 
     command = [sys.executable, "-m", "python_helpers", *args]
     process = subprocess.Popen(
@@ -447,7 +447,7 @@ def build_runs(scratch: Path, delivery: prop.Delivery) -> dict[str, Any]:
     _helpers("jars")
     if not THRIFT:
         return _build_runs(scratch, delivery)
-    from python_helpers import thrift
+    from python_helpers.engine import thrift
 
     server = thrift.Server(STATE, thrift.cluster_port(PROJECT))
     thrift.start(PROJECT, server)

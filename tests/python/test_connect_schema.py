@@ -8,8 +8,13 @@ from pathlib import Path
 import pytest
 
 from python_helpers.cli import main
-from python_helpers.connect_schema import ConnectSchema, SchemaError, merge_schemas, parse_schema
-from python_helpers.spark_types import decode_column, fields_ddl
+from python_helpers.schema.connect_schema import (
+    ConnectSchema,
+    SchemaError,
+    merge_schemas,
+    parse_schema,
+)
+from python_helpers.schema.spark_types import decode_column, fields_ddl
 
 FIXTURES = Path(__file__).parent / "fixtures" / "schemas"
 PAIRS = sorted(p.stem for p in FIXTURES.glob("*.json"))

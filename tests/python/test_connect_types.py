@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from python_helpers.connect_schema import parse_schema
-from python_helpers.spark_types import NUMERIC, UnknownTypeError, decoder
-from python_helpers.sync import sync
+from python_helpers.schema.connect_schema import parse_schema
+from python_helpers.schema.spark_types import NUMERIC, UnknownTypeError, decoder
+from python_helpers.spec.sync import sync
 
 FIXTURE = Path(__file__).parent / "fixtures" / "types" / "connect_types.json"
 CASES = json.loads(FIXTURE.read_text(encoding="utf-8"))["cases"]

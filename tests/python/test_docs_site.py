@@ -26,7 +26,7 @@ import pytest
 from conftest import PROJECT
 from e2e_harness import STATE
 
-from python_helpers.thrift import listening
+from python_helpers.engine.thrift import listening
 
 pytestmark = pytest.mark.spark
 

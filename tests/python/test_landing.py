@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from conftest import ORDERS_TOPIC, PRODUCTS_TOPIC, SAMPLE_LANDING
 
-from python_helpers.landing import count_lines, topic_files
-from python_helpers.raw_store import RAW_SCHEMA, land_all, plan_files
-from python_helpers.sql_engine import SessionEngine
+from python_helpers.engine.sql_engine import SessionEngine
+from python_helpers.land.landing import count_lines, topic_files
+from python_helpers.land.raw_store import RAW_SCHEMA, land_all, plan_files
 
 pytestmark = pytest.mark.spark
 

@@ -24,7 +24,7 @@ import pytest
 from conftest import PROJECT, copy_sample_topic
 from project_runs import run_in
 
-from python_helpers.init_project import fresh_project
+from python_helpers.project.init_project import fresh_project
 
 pytestmark = pytest.mark.spark
 

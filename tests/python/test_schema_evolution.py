@@ -31,7 +31,7 @@ from conftest import PROJECT
 from project_runs import run_in
 from reference_model import decimal_base64
 
-from python_helpers.init_project import fresh_project
+from python_helpers.project.init_project import fresh_project
 
 pytestmark = pytest.mark.spark
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from thrift.transport.TTransport import TTransportException  # type: ignore[import-untyped]
 
-from python_helpers.spark_session import local_spark_conf, profile_output
-from python_helpers.sql_engine import ThriftEngine, open_engine
+from python_helpers.engine.spark_session import local_spark_conf, profile_output
+from python_helpers.engine.sql_engine import ThriftEngine, open_engine
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -78,7 +78,7 @@ def test_the_cli_engine_refuses_a_non_thrift_cluster(monkeypatch: pytest.MonkeyP
 def test_a_local_server_listens_where_the_cluster_target_connects(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from python_helpers.thrift import cluster_port
+    from python_helpers.engine.thrift import cluster_port
 
     monkeypatch.setenv("CDC_SPARK_PORT", "10123")
     assert cluster_port(PROJECT) == 10123

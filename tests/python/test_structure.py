@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from conftest import PROJECT
 
-from python_helpers.init_project import fresh_project
+from python_helpers.project.init_project import fresh_project
 
 pytestmark = pytest.mark.spark
 

@@ -10,15 +10,19 @@ import pytest
 import yaml
 from conftest import ORDERS_TOPIC, PRODUCTS_TOPIC, SAMPLE_LANDING, copy_sample_topic
 
-from python_helpers import spec_files
-from python_helpers.connect_schema import ConnectSchema, SchemaError, merge_schemas, parse_schema
-from python_helpers.generate import SpecError, render_spec
-from python_helpers.landing import topic_files
-from python_helpers.project_check import ProjectError
-from python_helpers.schema_evolution import QUARANTINE, evolve
-from python_helpers.sync import sync
-from python_helpers.topic_schema import TopicSchemas, scan_file
-from python_helpers.upgrade import upgrade_current_models
+from python_helpers.land.landing import topic_files
+from python_helpers.project.project_check import ProjectError
+from python_helpers.schema.connect_schema import (
+    ConnectSchema,
+    SchemaError,
+    merge_schemas,
+    parse_schema,
+)
+from python_helpers.schema.schema_evolution import QUARANTINE, evolve
+from python_helpers.schema.topic_schema import TopicSchemas, scan_file
+from python_helpers.spec import spec_files
+from python_helpers.spec.generate import SpecError, render_spec
+from python_helpers.spec.sync import sync
 
 
 def test_generated_schemas_are_up_to_date(project: Path) -> None:
@@ -144,37 +148,6 @@ def test_history_true_scaffolds_a_history_model_once(tmp_path: Path) -> None:
     (landing / "shop.sales.orders" / "topic.yml").write_text("history: yes please\n")
     with pytest.raises(SpecError, match=r"shop.sales.orders/topic.yml: history is 'yes please'"):
         sync(tmp_path, landing)
-
-
-def test_upgrade_turns_old_current_models_into_state_table_and_view(tmp_path: Path) -> None:
-    """A current model scaffolded before delete markers (one incremental
-    table, deletes removing rows) becomes the __state table + view pair,
-    its properties kept on the view and copied to the table."""
-    landing = tmp_path / "landing"
-    shutil.copytree(SAMPLE_LANDING / ORDERS_TOPIC, landing / "shop.sales.orders")
-    sync(tmp_path, landing)
-    current = tmp_path / "models/current/postgres"
-    (current / "postgres__shop_sales_orders__state.sql").unlink()
-    old_sql = (
-        "{{ config(unique_key=['order_id']) }}\nwith changes as (select * from"
-        " {{ ref('stg_postgres__shop_sales_orders') }}),\nfinal as ("
-        "{{ cdc_current_state('changes', ['order_id']) }})\nselect * from final\n"
-    )
-    (current / "postgres__shop_sales_orders.sql").write_text(old_sql)
-    properties = current / "_postgres__shop_sales_orders.yml"
-    loaded = yaml.safe_load(properties.read_text())
-    view_entry = next(m for m in loaded["models"] if m["name"] == "postgres__shop_sales_orders")
-    view_entry["description"] = "Orders, as analysts know them."
-    properties.write_text(yaml.safe_dump({"version": 2, "models": [view_entry]}))
-    assert upgrade_current_models(tmp_path) == ["postgres__shop_sales_orders"]
-    state_sql = (current / "postgres__shop_sales_orders__state.sql").read_text()
-    assert "cdc_delete_markers=true" in state_sql
-    assert "ref('stg_postgres__shop_sales_orders')" in state_sql
-    assert "cdc_current_view" in (current / "postgres__shop_sales_orders.sql").read_text()
-    models = {m["name"]: m for m in yaml.safe_load(properties.read_text())["models"]}
-    assert models["postgres__shop_sales_orders"]["description"].startswith("Orders, as")
-    assert models["postgres__shop_sales_orders__state"]["config"]["meta"]["cdc_layer"] == "state"
-    assert upgrade_current_models(tmp_path) == []  # idempotent
 
 
 def _model_names(project: Path) -> list[str]:

@@ -3,7 +3,7 @@
     document parsed with the generated `document_parse_type`: documents as
     structs, arrays as arrays, every other value as its tagged JSON text)
     to the Spark type `sync` inferred (`doc_type`, see
-    python_helpers/extended_json.py). Every extended-JSON dialect the
+    python_helpers/schema/extended_json.py). Every extended-JSON dialect the
     connector writes is read: legacy/strict, canonical and relaxed.
 -#}
 {% macro _mongo_decode(value, doc_type, n) -%}

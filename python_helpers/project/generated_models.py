@@ -15,10 +15,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from python_helpers import connectors, model_templates
-from python_helpers.generate import TopicSpec
-from python_helpers.metadata_topics import CHANGES, TRANSACTIONS
-from python_helpers.scaffold import MODELS_DIR, ModelNames, fit_lines, topic_models
+from python_helpers import connectors
+from python_helpers.project import model_templates
+from python_helpers.project.scaffold import MODELS_DIR, ModelNames, fit_lines, topic_models
+from python_helpers.schema.metadata_topics import CHANGES, TRANSACTIONS
+from python_helpers.spec.generate import TopicSpec
 
 # the layers (meta.cdc_layer) whose models are generated
 GENERATED_LAYERS = ("base", "quarantine", "state", "history", "heartbeats")

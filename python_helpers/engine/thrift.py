@@ -19,8 +19,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from python_helpers.jars import install_iceberg_jar
-from python_helpers.spark_session import local_spark_conf, profile_output
+from python_helpers.engine.jars import install_iceberg_jar
+from python_helpers.engine.spark_session import local_spark_conf, profile_output
 
 SERVER_CLASS = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2"
 HOST = "127.0.0.1"

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from python_helpers.generate import TopicSpec, render_spec
-from python_helpers.metadata_topics import CHANGES
+from python_helpers.schema.metadata_topics import CHANGES
+from python_helpers.spec.generate import TopicSpec, render_spec
 
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
 

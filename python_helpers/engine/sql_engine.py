@@ -102,11 +102,11 @@ def open_engine(project: Path, target: str | None = None) -> SqlEngine:
     """The engine of ``target`` (default: ``CDC_DBT_TARGET``, else local)."""
     name = target_name(target)
     if name == "local":
-        from python_helpers.spark_session import local_spark
+        from python_helpers.engine.spark_session import local_spark
 
         return SessionEngine(local_spark(project))
     if name == "cluster":
-        from python_helpers.spark_session import profile_output
+        from python_helpers.engine.spark_session import profile_output
 
         output = profile_output(project, "cluster")
         if output["method"] != "thrift":

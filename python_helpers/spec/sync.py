@@ -17,24 +17,26 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from python_helpers import connectors, declarations, generated_models, spec_files
-from python_helpers.connect_schema import ConnectSchema, SchemaError, parse_schema
+from python_helpers import connectors
 from python_helpers.connectors.mongodb import KEY_FIELD, envelope_schema
-from python_helpers.declarations import Declared
-from python_helpers.digest import file_digest
-from python_helpers.generate import SpecError, TopicSpec, decimal_scales, row_schema
-from python_helpers.history_scaffold import history_unsupported, scaffold_histories
-from python_helpers.landing import (
+from python_helpers.land.landing import (
     LandingFile,
     topic_dirs,
     topic_files,
 )
-from python_helpers.metadata_topics import CHANGES, METADATA_CONNECTOR, metadata_schema
-from python_helpers.project_check import check_project
-from python_helpers.scaffold import scaffold_all
-from python_helpers.schema_evolution import POLICIES, QUARANTINE, version_raw_columns
-from python_helpers.spark_types import DECIMAL_FORMATS, check_decodable
-from python_helpers.topic_schema import TopicSchemas, scan_file
+from python_helpers.project import generated_models
+from python_helpers.project.history_scaffold import history_unsupported, scaffold_histories
+from python_helpers.project.project_check import check_project
+from python_helpers.project.scaffold import scaffold_all
+from python_helpers.schema.connect_schema import ConnectSchema, SchemaError, parse_schema
+from python_helpers.schema.metadata_topics import CHANGES, METADATA_CONNECTOR, metadata_schema
+from python_helpers.schema.schema_evolution import POLICIES, QUARANTINE, version_raw_columns
+from python_helpers.schema.spark_types import DECIMAL_FORMATS, check_decodable
+from python_helpers.schema.topic_schema import TopicSchemas, scan_file
+from python_helpers.spec import declarations, spec_files
+from python_helpers.spec.declarations import Declared
+from python_helpers.spec.digest import file_digest
+from python_helpers.spec.generate import SpecError, TopicSpec, decimal_scales, row_schema
 
 STATE_FILE = "sync-state.json"
 _HEAD = 1 << 16

@@ -21,9 +21,9 @@ from typing import Any
 
 import yaml
 
-from python_helpers.digest import text_md5
-from python_helpers.generate import SpecError
-from python_helpers.landing import TOPIC_CONFIG_FILE
+from python_helpers.land.landing import TOPIC_CONFIG_FILE
+from python_helpers.spec.digest import text_md5
+from python_helpers.spec.generate import SpecError
 
 DECLARATION_DIR = Path("topics")
 SETTINGS = (

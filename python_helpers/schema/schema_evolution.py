@@ -32,14 +32,14 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any
 
-from python_helpers.connect_schema import (
+from python_helpers.schema.connect_schema import (
     ConnectField,
     ConnectSchema,
     merge_schemas,
     parse_schema,
     to_block,
 )
-from python_helpers.spark_types import DECIMAL, SPARK_MAX_PRECISION, raw_type
+from python_helpers.schema.spark_types import DECIMAL, SPARK_MAX_PRECISION, raw_type
 
 QUARANTINE = "quarantine"
 WIDEN = "widen"

@@ -18,7 +18,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from python_helpers import rebuilds
+from python_helpers.run import rebuilds
 
 PENDING_FILE = "pending-builds.json"
 LAST_BUILD_DIR = "last-build"

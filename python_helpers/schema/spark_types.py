@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from python_helpers.connect_schema import ConnectSchema, SchemaError
+from python_helpers.schema.connect_schema import ConnectSchema, SchemaError
 
 SPARK_MAX_PRECISION = 38
 
@@ -224,7 +224,7 @@ def decoder(schema: ConnectSchema, path: str = "$", decimal_format: str = BASE64
             raise UnknownTypeError(
                 f"{path}: logical type {schema.name!r} ({schema.type}) is not known to the"
                 " generator; decoding it as plain text would be silent: add it to"
-                " python_helpers/spark_types.py"
+                " python_helpers/schema/spark_types.py"
             )
         connect_type, kind, spark_type = _LOGICAL[schema.name]
         _expect(schema, connect_type, path)

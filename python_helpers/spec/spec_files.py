@@ -16,7 +16,13 @@ import hashlib
 import json
 from pathlib import Path
 
-from python_helpers.generate import SpecError, TopicSpec, read_macro, render_spec, spec_from_item
+from python_helpers.spec.generate import (
+    SpecError,
+    TopicSpec,
+    read_macro,
+    render_spec,
+    spec_from_item,
+)
 
 SPEC_DIR = Path("macros") / "generated" / "topics"
 LEGACY_MACRO = Path("macros") / "generated" / "cdc_topic_schemas.sql"

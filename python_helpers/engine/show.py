@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from python_helpers.export import column_types
-from python_helpers.sql_engine import SqlEngine, first_value, open_engine
+from python_helpers.engine.export import column_types
+from python_helpers.engine.sql_engine import SqlEngine, first_value, open_engine
 
 CURRENT_SCHEMA = "cdc_current"
 # metadata columns shown after a table's own (first) columns

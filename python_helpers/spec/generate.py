@@ -17,18 +17,18 @@ from typing import Any
 import yaml
 
 from python_helpers import connectors
-from python_helpers.connect_schema import (
+from python_helpers.connectors import mongodb
+from python_helpers.schema.connect_schema import (
     ConnectField,
     ConnectSchema,
     merge_schemas,
     parse_schema,
     to_block,
 )
-from python_helpers.connectors import mongodb
-from python_helpers.extended_json import DocType, merge
-from python_helpers.metadata_topics import CHANGES, SOURCE_TYPES
-from python_helpers.schema_evolution import QUARANTINE, WIDEN, IncompatibleColumn, widen_with
-from python_helpers.spark_types import BASE64, DECIMAL, NUMERIC, decode_column, raw_type
+from python_helpers.schema.extended_json import DocType, merge
+from python_helpers.schema.metadata_topics import CHANGES, SOURCE_TYPES
+from python_helpers.schema.schema_evolution import QUARANTINE, WIDEN, IncompatibleColumn, widen_with
+from python_helpers.schema.spark_types import BASE64, DECIMAL, NUMERIC, decode_column, raw_type
 
 # Row images: Debezium's before/after, and CDL JSON 1.0's data (= after).
 ROW_IMAGE_FIELDS = ("before", "after", "data")

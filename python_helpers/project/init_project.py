@@ -14,7 +14,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from python_helpers.spec_files import SPEC_DIR
+from python_helpers.spec.spec_files import SPEC_DIR
 
 COPIED = (
     ".gitignore",

@@ -21,11 +21,16 @@ from pathlib import Path
 from typing import Any
 
 from python_helpers import connectors
-from python_helpers.connect_schema import ConnectSchema, SchemaError, merge_schemas, parse_schema
 from python_helpers.connectors.mongodb import is_mongodb, observe
-from python_helpers.extended_json import DocType
-from python_helpers.metadata_topics import CHANGES, METADATA_CONNECTOR, TRANSACTIONS, kind_of
-from python_helpers.schema_evolution import QUARANTINE, IncompatibleColumn, evolve
+from python_helpers.schema.connect_schema import (
+    ConnectSchema,
+    SchemaError,
+    merge_schemas,
+    parse_schema,
+)
+from python_helpers.schema.extended_json import DocType
+from python_helpers.schema.metadata_topics import CHANGES, METADATA_CONNECTOR, TRANSACTIONS, kind_of
+from python_helpers.schema.schema_evolution import QUARANTINE, IncompatibleColumn, evolve
 
 # Huawei MRS CDL (both message versions) names no Debezium connector.
 CDL_CONNECTOR = "cdl"

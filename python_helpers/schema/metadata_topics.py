@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from python_helpers.connect_schema import ConnectSchema, parse_schema
+from python_helpers.schema.connect_schema import ConnectSchema, parse_schema
 
 CHANGES = "changes"
 TRANSACTIONS = "transactions"

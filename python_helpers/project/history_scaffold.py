@@ -9,12 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from python_helpers import connectors, model_templates
+from python_helpers import connectors
 from python_helpers.connectors import DOCUMENTS
-from python_helpers.generate import TopicSpec
-from python_helpers.metadata_topics import CHANGES
-from python_helpers.project_check import ProjectError, check_project
-from python_helpers.scaffold import (
+from python_helpers.project import model_templates
+from python_helpers.project.project_check import ProjectError, check_project
+from python_helpers.project.scaffold import (
     MODELS_DIR,
     STAGING_METADATA,
     ModelNames,
@@ -26,6 +25,8 @@ from python_helpers.scaffold import (
     _write_sql,
     topic_models,
 )
+from python_helpers.schema.metadata_topics import CHANGES
+from python_helpers.spec.generate import TopicSpec
 
 VERSION_OPS = {"opened_by_op": ["c", "r", "u"], "closed_by_op": ["c", "r", "u", "d", "t"]}
 VERSION_COLUMNS = [

@@ -23,16 +23,17 @@ from typing import Any
 
 import yaml
 
-from python_helpers import connectors, model_templates
+from python_helpers import connectors
 from python_helpers.connectors import mongodb
-from python_helpers.extended_json import DocType
-from python_helpers.generate import TopicSpec, envelope_kind, row_schema
-from python_helpers.metadata_topics import CHANGES, SCHEMA_CHANGES, TRANSACTIONS
-from python_helpers.naming import entity_name, raw_table_name
-from python_helpers.project_check import ProjectError, check_project, read_properties
-from python_helpers.source_columns import add_source_columns
-from python_helpers.spark_types import decode_column
-from python_helpers.yaml_edit import SourceEdits
+from python_helpers.project import model_templates
+from python_helpers.project.naming import entity_name, raw_table_name
+from python_helpers.project.project_check import ProjectError, check_project, read_properties
+from python_helpers.project.source_columns import add_source_columns
+from python_helpers.project.yaml_edit import SourceEdits
+from python_helpers.schema.extended_json import DocType
+from python_helpers.schema.metadata_topics import CHANGES, SCHEMA_CHANGES, TRANSACTIONS
+from python_helpers.schema.spark_types import decode_column
+from python_helpers.spec.generate import TopicSpec, envelope_kind, row_schema
 
 MODELS_DIR = Path("models")
 

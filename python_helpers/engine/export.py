@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from python_helpers.sql_engine import SqlEngine, open_engine
+from python_helpers.engine.sql_engine import SqlEngine, open_engine
 
 TIMESTAMP_FORMAT = "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX"
 

@@ -1,0 +1,3 @@
+"""Landing: reading topic dumps and appending them to the raw Iceberg tables,
+batch by batch.
+"""
