@@ -215,8 +215,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"{planned.reason}: no dbt (`run --all` builds everything)")
     elif not _build(args, dbt_args, planned, steps, started):
         return 1
-    if args.show:
-        _cmd_show(args)
+    if args.show and planned.args is not None:
+        from python_helpers.engine.show import built_current_models, show_results
+
+        only = built_current_models(Path("."), planned.topics) if planned.narrowed else None
+        print(show_results(Path("."), args.rows, only=only))
     return _export(args) or _done(started, steps)
 
 

@@ -7,6 +7,7 @@ Goes through the target's SQL engine (``sql_engine``), like the landing and
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -20,17 +21,28 @@ MAX_COLUMNS = 8
 MAX_WIDTH = 40
 
 
-def show_results(project: Path, rows: int = 5, engine: SqlEngine | None = None) -> str:
+def show_results(
+    project: Path, rows: int = 5, engine: SqlEngine | None = None, only: set[str] | None = None
+) -> str:
     """A readable summary of the warehouse after a run: the current-state
-    tables and views (not the `__state` tables behind them), each with its
-    row count and its first ``rows`` rows."""
+    tables and views (not the `__state` tables behind them; with ``only``,
+    those of these names), each with its row count and its first ``rows``
+    rows."""
     engine = engine or open_engine(project)
     lines = [
         engine.where(),
         "query it: source .venv/bin/activate && export DBT_PROFILES_DIR=profiles"
         " && dbt show --select <model>",
     ]
-    for table in current_tables(engine):
+    tables = current_tables(engine)
+    if only is not None:
+        shown_tables = [t for t in tables if t in only]
+        lines.append(
+            f"(the {len(shown_tables)} built by this run; {len(tables) - len(shown_tables)}"
+            " others unchanged: `python -m python_helpers show` prints them all)"
+        )
+        tables = shown_tables
+    for table in tables:
         name = f"{CURRENT_SCHEMA}.{table}"
         count = first_value(engine, f"select count(*) from {name}")
         types = column_types(engine, name)
@@ -42,6 +54,20 @@ def show_results(project: Path, rows: int = 5, engine: SqlEngine | None = None) 
         lines.append(f"\n{name}: {count} rows")
         lines.append(render_rows(shown, found))
     return "\n".join(lines)
+
+
+def built_current_models(project: Path, topics: list[str]) -> set[str]:
+    """The current-layer models of ``topics``, from the manifest of the
+    build that just ran."""
+    manifest = json.loads((project / "target" / "manifest.json").read_text(encoding="utf-8"))
+    wanted = set(topics)
+    return {
+        str(node.get("alias") or node["name"])
+        for node in manifest["nodes"].values()
+        if node["resource_type"] == "model"
+        and node["config"].get("meta", {}).get("cdc_topic") in wanted
+        and node["config"].get("meta", {}).get("cdc_layer") == "current"
+    }
 
 
 def current_tables(engine: SqlEngine) -> list[str]:

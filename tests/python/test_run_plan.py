@@ -81,7 +81,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     }
     with (landing / CHANGED / "z-new.jsonl").open("w", encoding="utf-8") as handle:
         handle.write(_new_event(landing / CHANGED))
-    out["one_event"] = run_in(project, state, *run)
+    out["one_event"] = run_in(project, state, *run, "--show")
     out["one_event_built"] = _built(project)
     results = project / "target" / "run_results.json"
     before = results.stat().st_mtime_ns
@@ -132,6 +132,13 @@ def test_one_new_event_builds_only_its_topic(runs: dict[str, Any]) -> None:
     # its whole chain (base, staging, quarantine, state, current...) and its tests
     first_models = [n for n in runs["first_built"][CHANGED_NAME] if n.startswith("model:")]
     assert sorted(models) == sorted(first_models) and tests
+
+
+def test_show_after_a_narrowed_run_prints_only_the_built_tables(runs: dict[str, Any]) -> None:
+    shown = runs["one_event"]
+    assert "(the 1 built by this run; 1 others unchanged" in shown
+    assert f"cdc_current.mysql__{CHANGED_NAME}: " in shown
+    assert f"cdc_current.postgres__postgres_{QUIET_NAME}" not in shown
 
 
 def test_nothing_new_starts_neither_spark_nor_dbt(runs: dict[str, Any]) -> None:
