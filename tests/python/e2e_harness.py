@@ -54,27 +54,27 @@ CHBENCH = {
 }
 DOCS_TOPIC = "PostgreSQL_server.public.customers"
 DOCS_FILE = SAMPLE_LANDING / DOCS_TOPIC / "docs-customers-kcat.jsonl"
-DOCS = "cdc_current.postgres__public_customers"
-STG_DOCS = "cdc_staging.stg_postgres__public_customers"
-QUARANTINE_DOCS = "cdc_staging.stg_postgres__public_customers__quarantine"
+DOCS = "cdc_current.postgres__postgresql_server_public_customers"
+STG_DOCS = "cdc_staging.stg_postgres__postgresql_server_public_customers"
+QUARANTINE_DOCS = "cdc_staging.stg_postgres__postgresql_server_public_customers__quarantine"
 COUPONS_FILE = SAMPLE_LANDING / "shop.public.coupons" / "coupons-kcat.jsonl"
 COUPONS_TOAST_FILE = SAMPLE_LANDING / "shop.public.coupons" / "coupons-toast-kcat.jsonl"
-COUPONS_STATE = "cdc_current.postgres__public_coupons__state"
-COUPONS = "cdc_current.postgres__public_coupons"
-PRODUCTS = "cdc_current.postgres__inventory_products"
-ORDERS = "cdc_current.postgres__public_orders"
-STG_ORDERS = "cdc_staging.stg_postgres__public_orders"
-QUARANTINE_ORDERS = "cdc_staging.stg_postgres__public_orders__quarantine"
-STG_PRODUCTS = "cdc_staging.stg_postgres__inventory_products"
-QUARANTINE_PRODUCTS = "cdc_staging.stg_postgres__inventory_products__quarantine"
+COUPONS_STATE = "cdc_current.postgres__shop_public_coupons__state"
+COUPONS = "cdc_current.postgres__shop_public_coupons"
+PRODUCTS = "cdc_current.postgres__fullfillment_inventory_products"
+ORDERS = "cdc_current.postgres__shop_public_orders"
+STG_ORDERS = "cdc_staging.stg_postgres__shop_public_orders"
+QUARANTINE_ORDERS = "cdc_staging.stg_postgres__shop_public_orders__quarantine"
+STG_PRODUCTS = "cdc_staging.stg_postgres__fullfillment_inventory_products"
+QUARANTINE_PRODUCTS = "cdc_staging.stg_postgres__fullfillment_inventory_products__quarantine"
 RAW_ORDERS = "cdc_landing.shop_public_orders"
 RAW_PRODUCTS = "cdc_landing.fullfillment_inventory_products"
 NEWER_HALF_FILE = "neworder-newer-half-kcat.jsonl"
 NEWER_HALF_FROM = 60  # creates of 30 live keys, then 45 deliveries (deletes)
-CHBENCH_TABLES = {name: f"cdc_current.postgres__tpcch_{name}" for name in CHBENCH}
-NEWORDER_STATE = "cdc_current.postgres__tpcch_neworder__state"
+CHBENCH_TABLES = {name: f"cdc_current.postgres__postgres_tpcch_{name}" for name in CHBENCH}
+NEWORDER_STATE = "cdc_current.postgres__postgres_tpcch_neworder__state"
 # the same current state with soft deletes (config(cdc_soft_deletes=true))
-NEWORDER_SOFT = "cdc_current.postgres__tpcch_neworder__with_deletes"
+NEWORDER_SOFT = "cdc_current.postgres__postgres_tpcch_neworder__with_deletes"
 # property tests of the merge (test_merge_properties.py): generated histories
 PROPERTY_EXAMPLES = int(os.environ.get("CDC_PROPERTY_EXAMPLES", "200"))
 PROPERTY_SEED = int(os.environ.get("CDC_PROPERTY_SEED", "20261122"))
@@ -93,8 +93,8 @@ LANDING_KILL = r"^\[3/\d+\] "
 DBT_KILL = r" OK created sql incremental model cdc_current\."
 # SCD type 2 history models (`history: true` in the topics' declarations, topics/)
 HISTORY = {
-    "neworder": "cdc_history.postgres__tpcch_neworder__history",
-    "coupons": "cdc_history.postgres__public_coupons__history",
+    "neworder": "cdc_history.postgres__postgres_tpcch_neworder__history",
+    "coupons": "cdc_history.postgres__shop_public_coupons__history",
     "sqlserver": "cdc_history.sqlserver__server1_testdb_dbo_customers__history",
     "accounts": "cdc_history.mysql__shopdb_shop_accounts__history",
 }

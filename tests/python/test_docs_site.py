@@ -42,14 +42,14 @@ CHROMIUM_FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-MODEL = "postgres__public_orders"
+MODEL = "postgres__shop_public_orders"
 # the nodes the lineage graph shows (dbt-docs keeps its cytoscape graph in window.graph)
 VISIBLE = "window.graph.nodes().filter(n => n.visible())"
 LINEAGE = {
-    "model.cdc.postgres__public_orders",
-    "model.cdc.postgres__public_orders__state",
-    "model.cdc.stg_postgres__public_orders",
-    "model.cdc.base_postgres__public_orders",
+    "model.cdc.postgres__shop_public_orders",
+    "model.cdc.postgres__shop_public_orders__state",
+    "model.cdc.stg_postgres__shop_public_orders",
+    "model.cdc.base_postgres__shop_public_orders",
     "source.cdc.postgres_landing.shop_public_orders",
 }
 

@@ -1,0 +1,14 @@
+{#- Staging of Kafka topic `shop.public.coupons` (postgresql connector): -#}
+{#- one row per change event, typed. -#}
+{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
+with
+
+events as (
+    select * from {{ ref('base_postgres__shop_public_coupons') }}
+),
+
+final as (
+    {{ cdc_debezium_changes('events', 'shop.public.coupons') }}
+)
+
+select * from final
