@@ -17,7 +17,8 @@ from typing import Any
 
 from python_helpers import connectors
 from python_helpers.project import model_templates
-from python_helpers.project.scaffold import MODELS_DIR, ModelNames, fit_lines, topic_models
+from python_helpers.project.model_names import MODELS_DIR, ModelNames, topic_models
+from python_helpers.project.scaffold import fit_lines
 from python_helpers.schema.metadata_topics import CHANGES, TRANSACTIONS
 from python_helpers.spec.generate import TopicSpec
 

@@ -12,19 +12,17 @@ from typing import Any
 from python_helpers import connectors
 from python_helpers.connectors import DOCUMENTS
 from python_helpers.project import model_templates
-from python_helpers.project.project_check import ProjectError, check_project
-from python_helpers.project.scaffold import (
-    MODELS_DIR,
+from python_helpers.project.columns import (
     STAGING_METADATA,
-    ModelNames,
-    _extra_columns,
-    _meta,
-    _metadata_columns,
-    _row_columns,
-    _write_properties,
-    _write_sql,
-    topic_models,
+    extra_columns,
+    metadata_columns,
+    model_meta,
+    row_columns,
+    write_properties,
 )
+from python_helpers.project.model_names import MODELS_DIR, ModelNames, topic_models
+from python_helpers.project.project_check import ProjectError, check_project
+from python_helpers.project.scaffold import write_sql
 from python_helpers.schema.metadata_topics import CHANGES
 from python_helpers.spec.generate import TopicSpec
 
@@ -79,7 +77,7 @@ def _history_model(spec: TopicSpec, names: ModelNames) -> dict[str, Any]:
         " closed by the key's next change or a truncate, in source order. Late events"
         " split the version they fall in; a re-sent event opens no second version."
         f" Its open versions (`is_current`) equal `{names.current}`.",
-        "config": _meta(spec, "history"),
+        "config": model_meta(spec, "history"),
         "data_tests": [
             {
                 "cdc_unique_combination": {
@@ -87,8 +85,8 @@ def _history_model(spec: TopicSpec, names: ModelNames) -> dict[str, Any]:
                 }
             }
         ],
-        "columns": _row_columns(spec, key_tests=False)
-        + _metadata_columns(STAGING_METADATA + _extra_columns(spec), None)
+        "columns": row_columns(spec, key_tests=False)
+        + metadata_columns(STAGING_METADATA + extra_columns(spec), None)
         + _version_columns(),
     }
 
@@ -98,7 +96,7 @@ def scaffold_history(project: Path, spec: TopicSpec, names: ModelNames) -> list[
     folder = project / MODELS_DIR / "history" / names.folder
     keys = list(spec.primary_key)
     sql = folder / f"{history_name(names)}.sql"
-    _write_sql(
+    write_sql(
         sql,
         model_templates.render(
             "history",
@@ -110,7 +108,7 @@ def scaffold_history(project: Path, spec: TopicSpec, names: ModelNames) -> list[
         ),
     )
     properties = folder / f"_{names.folder}__{names.entity}__history.yml"
-    _write_properties(properties, [_history_model(spec, names)], spec)
+    write_properties(properties, [_history_model(spec, names)], spec)
     return [sql, properties]
 
 

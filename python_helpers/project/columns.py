@@ -1,0 +1,263 @@
+"""The columns a topic's models document and test: row columns from the
+schema, metadata columns (their text is a doc block, written once), the
+tests per layer, and the properties files that hold them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from python_helpers.connectors import mongodb
+from python_helpers.project.source_columns import add_source_columns
+from python_helpers.schema.extended_json import DocType
+from python_helpers.schema.metadata_topics import CHANGES
+from python_helpers.schema.spark_types import decode_column
+from python_helpers.spec.generate import TopicSpec, row_schema
+
+
+def write_properties(path: Path, models: list[dict[str, Any]], spec: TopicSpec) -> None:
+    """A properties file sync owns: written once, refused if it exists.
+    The source columns of ``spec`` are documented in the models that have them."""
+    if path.exists():
+        raise FileExistsError(
+            f"{path} exists but declares no staging model for this topic: move it"
+            " away (or add the topic's models to it by hand), then sync again"
+        )
+    add_source_columns(models, spec)
+    text = yaml.safe_dump(
+        {"version": 2, "models": models}, sort_keys=False, width=88, allow_unicode=True
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def model_meta(spec: TopicSpec, layer: str) -> dict[str, Any]:
+    meta = {"cdc_topic": spec.topic, "cdc_layer": layer}
+    return {"meta": meta | ({"cdc_kind": spec.kind} if spec.kind != CHANGES else {})}
+
+
+def row_columns(spec: TopicSpec, key_tests: bool) -> list[dict[str, Any]]:
+    columns: list[dict[str, Any]] = []
+    for item in row_schema(spec.value_schema).fields:
+        decoded = decode_column(item.name, item.schema, spec.decimal_format)
+        column: dict[str, Any] = {
+            "name": item.name,
+            "description": f"Source column `{item.name}`: {decoded.connect_type}"
+            f" in Kafka Connect, `{decoded.type}` here.",
+        }
+        if key_tests and item.name in spec.primary_key:
+            column["data_tests"] = ["not_null"] + (["unique"] if len(spec.primary_key) == 1 else [])
+        columns.append(column)
+    return columns
+
+
+STAGING_OPS = ["c", "r", "u", "d", "t"]
+CURRENT_OPS = ["c", "r", "u"]  # deletes and truncates remove rows
+STATE_OPS = ["c", "r", "u", "d"]  # deletes stay as delete markers
+# the current-state view keeps deleted keys (flagged) with soft deletes on
+SOFT_DELETES_WHERE = "{{ 'not is_deleted' if var('cdc_soft_deletes', false) else 'true' }}"
+
+
+def column_tests(name: str, ops: list[str] | None, where: str | None = None) -> list[Any]:
+    """Tests of a metadata column; none at all where ``ops`` is None (the
+    base model, whose verdict and op columns are null by design)."""
+    if ops is None:
+        return []
+    if name == "_cdc_op":
+        accepted: dict[str, Any] = {"arguments": {"values": ops}}
+        if where is not None:
+            accepted["config"] = {"where": where}
+        return ["not_null", {"accepted_values": accepted}]
+    if name == "_quarantine_reason":
+        return ["not_null"]
+    return []
+
+
+def metadata_columns(
+    names: list[str], ops: list[str] | None = STAGING_OPS, where: str | None = None
+) -> list[dict[str, Any]]:
+    columns = []
+    for name in names:
+        column: dict[str, Any] = {"name": name, "description": f'{{{{ doc("{name}") }}}}'}
+        tests = column_tests(name, ops, where)
+        if tests:
+            column["data_tests"] = tests
+        columns.append(column)
+    return columns
+
+
+STAGING_METADATA = [
+    "_cdc_op",
+    "_cdc_position",
+    "_cdc_is_snapshot",
+    "_cdc_source_committed_at",
+    "_cdc_processed_at",
+    "_cdc_transaction_id",
+    "_cdc_transaction_total_order",
+    "_cdc_transaction_collection_order",
+    "_kafka_topic",
+    "_kafka_partition",
+    "_kafka_offset",
+    "_kafka_published_at",
+    "_kafka_key",
+    "_landing_batch",
+    "_landed_at",
+    "_staged_at",
+    "_landing_file",
+    "_landing_line",
+]
+BASE_VERDICT = [
+    "_quarantine_reason",
+    "_quarantine_detail",
+    "_kafka_value",
+]
+QUARANTINE_COLUMNS = [
+    "_quarantine_reason",
+    "_quarantine_detail",
+    "_kafka_topic",
+    "_kafka_partition",
+    "_kafka_offset",
+    "_kafka_published_at",
+    "_kafka_key",
+    "_kafka_value",
+    "_landing_file",
+    "_landing_line",
+    "_landing_batch",
+    "_landed_at",
+    "_staged_at",
+]
+
+
+HEARTBEAT_COLUMNS = [
+    "_cdc_heartbeat_identifier",
+    "_cdc_source_committed_at",
+    "_kafka_topic",
+    "_kafka_partition",
+    "_kafka_offset",
+    "_kafka_published_at",
+    "_landing_batch",
+    "_landed_at",
+    "_staged_at",
+    "_landing_file",
+    "_landing_line",
+]
+
+
+def extra_columns(spec: TopicSpec) -> list[str]:
+    """The `_cdc_` columns of the envelope's own extra fields (CDL)."""
+    names = {f.name for f in spec.value_schema.fields}
+    extra = ("message_version", "message_type", "LOB_COLUMNS", "HEARTBEAT_IDENTIFIER")
+    return [f"_cdc_{name.lower()}" for name in extra if name in names]
+
+
+def document_columns(spec: TopicSpec) -> list[dict[str, Any]]:
+    columns = []
+    for column in mongodb.document_columns(spec.document or DocType("doc")):
+        kind = DocType.from_json(column["doc_type"]).kind
+        columns.append(
+            {
+                "name": column["name"],
+                "description": f"Document field `{column['name']}`: {kind} in the"
+                f" documents seen by sync, `{column['type']}` here (null where a"
+                " document lacks it).",
+            }
+        )
+    return columns
+
+
+MONGODB_CURRENT_COLUMNS = {
+    "_document": "The whole current document, compact extended JSON (fields in"
+    " document order; what the typed columns do not show is here).",
+    "_cdc_replay_issue": "Null when the document is exact. Otherwise why it may"
+    " not be: `missing_base_document` (an update without a full document came"
+    " before any create/read of this `_id`) or `unsupported_patch: ...` (an"
+    " update the replay cannot apply, quarantined). Cleared by the next full"
+    " document.",
+}
+
+
+TRANSACTION_COLUMNS = {
+    "transaction_id": "Transaction id (`id`), as on the change events' `transaction.id`.",
+    "status": "`BEGIN` or `END`.",
+    "event_count": "END: how many change events the transaction emitted.",
+    "data_collections": "END: events per table (`data_collection`, `event_count`).",
+    "event_at": "When the boundary happened at the source (`ts_ms`), UTC.",
+}
+TRANSACTIONS_TABLE_COLUMNS = {
+    "transaction_id": "Transaction id: join to the change events' `_cdc_transaction_id`.",
+    "status": "`committed` once the END event is seen, else `open`.",
+    "begun_at": "BEGIN time at the source, UTC.",
+    "ended_at": "END time at the source, UTC.",
+    "event_count": "How many change events the transaction emitted (END).",
+    "data_collections": "Events per table (END): `data_collection`, `event_count`.",
+    "_landing_batch": '{{ doc("_landing_batch") }}',
+}
+SCHEMA_CHANGE_COLUMNS = {
+    "database_name": "`databaseName`: the database the change applies to.",
+    "schema_name": "`schemaName`.",
+    "ddl": "The DDL statement, when the connector gives one (SQL Server: never).",
+    "table_changes": "`tableChanges`, typed: change type, table id, primary key, columns.",
+}
+SCHEMA_HISTORY_COLUMNS = {
+    "database_name": "`databaseName`.",
+    "schema_name": "`schemaName`.",
+    "table_id": "Full table identifier (`tableChanges[].id`).",
+    "table_change_index": "Position of the change in the event's `tableChanges`, from 0"
+    " (0 also for an event that lists none).",
+    "change_type": "`CREATE`, `ALTER` or `DROP`.",
+    "primary_key_columns": "Primary-key columns of the table after the change.",
+    "columns": "Every column after the change: name, JDBC type, type name, length,"
+    " scale, position, optional, ...",
+    "default_charset_name": "Default character set of the table.",
+    "ddl": "The DDL statement, when the connector gives one.",
+    "_cdc_position": '{{ doc("_cdc_position") }}',
+    "_cdc_source_committed_at": '{{ doc("_cdc_source_committed_at") }}',
+    "_kafka_topic": '{{ doc("_kafka_topic") }}',
+    "_kafka_partition": '{{ doc("_kafka_partition") }}',
+    "_kafka_offset": '{{ doc("_kafka_offset") }}',
+    "_landing_batch": '{{ doc("_landing_batch") }}',
+    "_landing_file": '{{ doc("_landing_file") }}',
+    "_landing_line": '{{ doc("_landing_line") }}',
+}
+# a landed record (plain-form lines have no Kafka coordinates) and the
+# position of the change in it
+SCHEMA_HISTORY_KEY = [
+    "_landing_file",
+    "_landing_line",
+    "table_change_index",
+]
+# Columns cdc_current_state adds to the merged (`__state`) tables.
+MERGED_METADATA = ["_cdc_value_positions"]
+KAFKA_COLUMNS = [
+    "_kafka_topic",
+    "_kafka_partition",
+    "_kafka_offset",
+    "_kafka_published_at",
+    "_kafka_key",
+    "_landing_batch",
+    "_landed_at",
+    "_staged_at",
+    "_landing_file",
+    "_landing_line",
+]
+
+
+def described(columns: dict[str, str]) -> list[dict[str, Any]]:
+    return [{"name": name, "description": text} for name, text in columns.items()]
+
+
+LANDING_COLUMNS = [
+    "kafka_topic",
+    "kafka_partition",
+    "kafka_offset",
+    "kafka_timestamp_ms",
+    "kafka_key",
+    "kafka_value",
+    "landing_file",
+    "landing_line",
+    "landing_error",
+    "landing_batch",
+]
