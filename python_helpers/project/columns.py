@@ -89,15 +89,7 @@ def metadata_columns(
     return columns
 
 
-STAGING_METADATA = [
-    "_cdc_op",
-    "_cdc_position",
-    "_cdc_is_snapshot",
-    "_cdc_source_committed_at",
-    "_cdc_processed_at",
-    "_cdc_transaction_id",
-    "_cdc_transaction_total_order",
-    "_cdc_transaction_collection_order",
+KAFKA_COLUMNS = [
     "_kafka_topic",
     "_kafka_partition",
     "_kafka_offset",
@@ -108,6 +100,17 @@ STAGING_METADATA = [
     "_staged_at",
     "_landing_file",
     "_landing_line",
+]
+STAGING_METADATA = [
+    "_cdc_op",
+    "_cdc_position",
+    "_cdc_is_snapshot",
+    "_cdc_source_committed_at",
+    "_cdc_processed_at",
+    "_cdc_transaction_id",
+    "_cdc_transaction_total_order",
+    "_cdc_transaction_collection_order",
+    *KAFKA_COLUMNS,
 ]
 BASE_VERDICT = [
     "_quarantine_reason",
@@ -231,18 +234,6 @@ SCHEMA_HISTORY_KEY = [
 ]
 # Columns cdc_current_state adds to the merged (`__state`) tables.
 MERGED_METADATA = ["_cdc_value_positions"]
-KAFKA_COLUMNS = [
-    "_kafka_topic",
-    "_kafka_partition",
-    "_kafka_offset",
-    "_kafka_published_at",
-    "_kafka_key",
-    "_landing_batch",
-    "_landed_at",
-    "_staged_at",
-    "_landing_file",
-    "_landing_line",
-]
 
 
 def described(columns: dict[str, str]) -> list[dict[str, Any]]:

@@ -181,17 +181,13 @@ def scaffold(
     for path, template in sql_files.items():
         write_sql(path, model_templates.render(template, **fields))
     touched = list(sql_files)
-    sources_yml = staging_dir / f"_{names.folder}__sources.yml"
-    sources.add(
-        sources_yml,
-        _source_entry(names.source, spec.connector),
-        {
-            "name": names.table,
-            "description": f"Raw Kafka records of topic `{spec.topic}`, one row"
-            " per record, as landed by `python -m python_helpers land`.",
-            "meta": {"cdc_topic": spec.topic},
-            "columns": metadata_columns(LANDING_COLUMNS),
-        },
+    sources_yml = _add_source(
+        sources,
+        staging_dir,
+        names,
+        spec,
+        f"Raw Kafka records of topic `{spec.topic}`, one row"
+        " per record, as landed by `python -m python_helpers land`.",
     )
     staging_yml = staging_dir / f"_stg_{names.folder}__{names.entity}.yml"
     write_properties(staging_yml, _staging_models(spec, names), spec)
@@ -270,17 +266,13 @@ def _scaffold_mongodb(
     }
     for path, template in sql_files.items():
         write_sql(path, model_templates.render(template, **fields))
-    sources_yml = staging_dir / f"_{names.folder}__sources.yml"
-    sources.add(
-        sources_yml,
-        _source_entry(names.source, spec.connector),
-        {
-            "name": names.table,
-            "description": f"Raw Kafka records of MongoDB topic `{spec.topic}`, one row"
-            " per record, as landed by `python -m python_helpers land`.",
-            "meta": {"cdc_topic": spec.topic},
-            "columns": metadata_columns(LANDING_COLUMNS),
-        },
+    sources_yml = _add_source(
+        sources,
+        staging_dir,
+        names,
+        spec,
+        f"Raw Kafka records of MongoDB topic `{spec.topic}`, one row"
+        " per record, as landed by `python -m python_helpers land`.",
     )
     change_columns = described(mongodb.STAGING_COLUMNS)
     metadata = STAGING_METADATA
@@ -374,16 +366,8 @@ def _scaffold_metadata(
     }
     for path, template in sql_files.items():
         write_sql(path, model_templates.render(template, **fields))
-    sources_yml = staging_dir / f"_{names.folder}__sources.yml"
-    sources.add(
-        sources_yml,
-        _source_entry(names.source, spec.connector),
-        {
-            "name": names.table,
-            "description": f"Raw Kafka records of the {kind} topic `{spec.topic}`.",
-            "meta": {"cdc_topic": spec.topic},
-            "columns": metadata_columns(LANDING_COLUMNS),
-        },
+    sources_yml = _add_source(
+        sources, staging_dir, names, spec, f"Raw Kafka records of the {kind} topic `{spec.topic}`."
     )
     event_columns = described(TRANSACTION_COLUMNS if transactions else SCHEMA_CHANGE_COLUMNS)
     if not transactions:
@@ -476,6 +460,25 @@ def scaffold_all(
 # A raw record's loaded-at time for `dbt source freshness` (thresholds in
 # dbt_project.yml): its Kafka timestamp, else when it was landed.
 LOADED_AT = "coalesce(timestamp_millis(kafka_timestamp_ms), timestamp_micros(landing_batch))"
+
+
+def _add_source(
+    sources: SourceEdits, staging_dir: Path, names: ModelNames, spec: TopicSpec, description: str
+) -> Path:
+    """Add the topic's raw landing table to its folder's sources file (a
+    structural edit, written once per sync); returns that file."""
+    path = staging_dir / f"_{names.folder}__sources.yml"
+    sources.add(
+        path,
+        _source_entry(names.source, spec.connector),
+        {
+            "name": names.table,
+            "description": description,
+            "meta": {"cdc_topic": spec.topic},
+            "columns": metadata_columns(LANDING_COLUMNS),
+        },
+    )
+    return path
 
 
 def _source_entry(source: str, connector: str) -> dict[str, Any]:
