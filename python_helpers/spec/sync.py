@@ -423,17 +423,17 @@ def sync(
         if topic in configs
     ]
     result.stale = spec_files.stale(project, specs)
-    result.declared = declarations.stale(project, wanted)
     settings = {item.topic: item.settings for item in wanted}
     if check:
+        result.declared = declarations.stale(project, wanted)
         result.models = generated_models.stale(
             generated_models.wanted_files(project, result.specs, settings)
         )
-    result.generated_changed = bool(result.stale or result.declared or result.models)
-    if check:
+        result.generated_changed = bool(result.stale or result.declared or result.models)
         check_project(project / "models")
         return result
-    declarations.write(project, wanted)
+    result.declared = declarations.write(project, wanted)
+    result.generated_changed = bool(result.stale or result.declared)
     result.respecified = spec_files.write_specs(project, specs, result.stale)
     if state_path is not None:
         state.save(state_path, spec_files.digest(project))
