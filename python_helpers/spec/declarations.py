@@ -65,11 +65,6 @@ def declaration_path(project: Path, topic: str) -> Path:
     return project / DECLARATION_DIR / f"{topic}.yml"
 
 
-def declared_topics(project: Path) -> set[str]:
-    folder = project / DECLARATION_DIR
-    return {path.stem for path in folder.glob("*.yml")} if folder.is_dir() else set()
-
-
 def _settings(path: Path, text: str) -> dict[str, Any]:
     try:
         loaded = yaml.safe_load(text) or {}
