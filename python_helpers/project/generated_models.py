@@ -18,7 +18,6 @@ from typing import Any
 from python_helpers import connectors
 from python_helpers.project import model_templates
 from python_helpers.project.model_names import MODELS_DIR, ModelNames, topic_models
-from python_helpers.project.scaffold import fit_lines
 from python_helpers.schema.metadata_topics import CHANGES, TRANSACTIONS
 from python_helpers.spec.generate import TopicSpec
 
@@ -27,10 +26,9 @@ GENERATED_LAYERS = ("base", "quarantine", "state", "history", "heartbeats")
 
 
 def _templates(
-    spec: TopicSpec, layers: dict[str, str], settings: dict[str, Any]
+    spec: TopicSpec, names: ModelNames, layers: dict[str, str], settings: dict[str, Any]
 ) -> dict[str, tuple[str, dict[str, Any]]]:
     """Each generated layer the topic has: (template, fields)."""
-    names = ModelNames.for_spec(spec).existing(layers)
     common = {
         "topic": spec.topic,
         "connector": spec.connector,
@@ -71,28 +69,36 @@ def _templates(
 def wanted_files(
     project: Path, specs: dict[str, TopicSpec], settings: dict[str, dict[str, Any]]
 ) -> dict[Path, str]:
-    """The text of every generated model of the topics in ``specs`` that the
-    project has (by path)."""
+    """The text of every generated model of the topics in ``specs`` whose
+    layer the project declares (by path): where the model's file is, else
+    where a new one goes (``ModelNames.path``)."""
     models = topic_models(project)
     paths = {path.stem: path for path in (project / MODELS_DIR).rglob("*.sql")}
     wanted: dict[Path, str] = {}
     for topic, spec in specs.items():
         layers = models.get(topic, {})
-        for layer, (template, fields) in _templates(spec, layers, settings.get(topic, {})).items():
-            path = paths.get(layers[layer])
-            if path is not None:
-                wanted[path] = fit_lines(model_templates.render(template, **fields))
+        names = ModelNames.for_spec(spec).existing(layers)
+        templates = _templates(spec, names, layers, settings.get(topic, {}))
+        for layer, (template, fields) in templates.items():
+            path = paths.get(layers[layer], project / names.path(layer))
+            wanted[path] = model_templates.render(template, **fields)
     return wanted
 
 
 def stale(wanted: dict[Path, str]) -> list[Path]:
-    """The generated models whose file says something else."""
-    return [path for path, text in wanted.items() if path.read_text(encoding="utf-8") != text]
+    """The generated models that are missing or whose file says something
+    else."""
+    return [
+        path
+        for path, text in wanted.items()
+        if not path.exists() or path.read_text(encoding="utf-8") != text
+    ]
 
 
 def write(wanted: dict[Path, str]) -> list[Path]:
-    """Rewrite the generated models that differ; returns their paths."""
+    """Write the generated models that are missing or differ; returns
+    their paths."""
     changed = stale(wanted)
     for path in changed:
-        path.write_text(wanted[path], encoding="utf-8")
+        model_templates.write_sql(path, wanted[path])
     return changed

@@ -30,6 +30,7 @@ class ModelNames:
     current: str
     state: str
     heartbeats: str
+    history: str
 
     @classmethod
     def for_spec(cls, spec: TopicSpec, entity: str | None = None) -> ModelNames:
@@ -48,6 +49,7 @@ class ModelNames:
             current=f"{folder}__{entity}",
             state=f"{folder}__{entity}__state",
             heartbeats=f"stg_{folder}__{entity}__heartbeats",
+            history=f"{folder}__{entity}__history",
         )
 
     def existing(self, layers: dict[str, str]) -> ModelNames:
@@ -64,9 +66,24 @@ class ModelNames:
             quarantine=layers.get("quarantine", self.quarantine),
             state=layers.get("state", self.state),
             heartbeats=layers.get("heartbeats", self.heartbeats),
+            history=layers.get("history", f"{current}__history"),
             current=current,
             entity=current.removeprefix(f"{self.folder}__"),
         )
+
+    def path(self, layer: str) -> Path:
+        """Where the model of ``layer`` (``meta.cdc_layer``) is written when
+        it is new, under the models folder."""
+        folder = {
+            "base": Path("staging", "base", self.folder),
+            "staging": Path("staging", self.folder),
+            "quarantine": Path("staging", self.folder),
+            "heartbeats": Path("staging", self.folder),
+            "state": Path("current", self.folder),
+            "current": Path("current", self.folder),
+            "history": Path("history", self.folder),
+        }[layer]
+        return MODELS_DIR / folder / f"{getattr(self, layer)}.sql"
 
 
 def topic_models(project: Path) -> dict[str, dict[str, str]]:

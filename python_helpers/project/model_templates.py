@@ -8,6 +8,7 @@ placeholders use other delimiters: ``[[ name ]]`` and ``[% ... %]``.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -36,5 +37,35 @@ def _environment() -> jinja2.Environment:
 
 
 def render(name: str, **fields: Any) -> str:
-    """The text of template ``<name>.sql.j2`` with ``fields`` filled in."""
-    return _environment().get_template(f"{name}.sql.j2").render(**fields)
+    """The text of template ``<name>.sql.j2`` with ``fields`` filled in,
+    its lines fitted to the line length (``fit_lines``)."""
+    return fit_lines(_environment().get_template(f"{name}.sql.j2").render(**fields))
+
+
+MAX_LINE = 100  # .sqlfluff max_line_length
+_CALL = re.compile(
+    r"^(?P<indent> *)(?P<head>.*)\{\{ (?P<name>\w+)\((?P<args>.*)\) \}\}(?P<tail>.*)$"
+)
+
+
+def fit_lines(text: str) -> str:
+    """Lines of a scaffolded model within the line length: a Jinja call
+    too long for one line gets one argument per line (long topic names)."""
+    out = []
+    for line in text.splitlines():
+        found = _CALL.match(line)
+        if len(line) <= MAX_LINE or not found:
+            out.append(line)
+            continue
+        indent = found["indent"]
+        args = [a.strip() for a in found["args"].split(", ")]
+        out.append(f"{indent}{found['head']}{{{{ {found['name']}(")
+        out += [f"{indent}    {a}{',' if i < len(args) - 1 else ''}" for i, a in enumerate(args)]
+        out.append(f"{indent}) }}}}{found['tail']}")
+    return "\n".join(out) + "\n"
+
+
+def write_sql(path: Path, text: str) -> None:
+    """Write a model file, creating its folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")

@@ -1,11 +1,13 @@
 """Scaffold the dbt files for a topic that has no models yet.
 
-Per topic small SQL models are written from the templates (base, staging,
-quarantine, current state, and heartbeats for Huawei CDL topics) with one
-properties file per topic and layer (``_stg_<folder>__<entity>.yml``,
-``_<folder>__<entity>.yml``). The raw table is added to the folder's
-``_<folder>__sources.yml`` by a structural YAML edit (round trip: comments,
-order and the user's formatting survive). The staging and current-state
+Per topic the analysts' SQL models are written from the templates (staging
+and current state) with one properties file per topic and layer
+(``_stg_<folder>__<entity>.yml``, ``_<folder>__<entity>.yml``) that also
+declares the generated models (base, quarantine, state, history and
+heartbeats for Huawei CDL topics), which ``generated_models`` writes. The
+raw table is added to the folder's ``_<folder>__sources.yml`` by a
+structural YAML edit (round trip: comments, order and the user's formatting
+survive). The staging and current-state
 models and the properties files belong to the analysts from then on; the
 plumbing (base, quarantine, state, history, heartbeats) is rewritten by
 every sync (``generated_models``). After writing, ``check_project`` re-reads
@@ -18,7 +20,6 @@ never share a model name.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -51,37 +52,11 @@ from python_helpers.project.columns import (
     write_properties,
 )
 from python_helpers.project.model_names import MODELS_DIR, ModelNames, scaffolded_topics
+from python_helpers.project.model_templates import write_sql
 from python_helpers.project.project_check import ProjectError, check_project
 from python_helpers.project.yaml_edit import SourceEdits
 from python_helpers.schema.metadata_topics import CHANGES, TRANSACTIONS
 from python_helpers.spec.generate import TopicSpec, envelope_kind
-
-MAX_LINE = 100  # .sqlfluff max_line_length
-_CALL = re.compile(
-    r"^(?P<indent> *)(?P<head>.*)\{\{ (?P<name>\w+)\((?P<args>.*)\) \}\}(?P<tail>.*)$"
-)
-
-
-def fit_lines(text: str) -> str:
-    """Lines of a scaffolded model within the line length: a Jinja call
-    too long for one line gets one argument per line (long topic names)."""
-    out = []
-    for line in text.splitlines():
-        found = _CALL.match(line)
-        if len(line) <= MAX_LINE or not found:
-            out.append(line)
-            continue
-        indent = found["indent"]
-        args = [a.strip() for a in found["args"].split(", ")]
-        out.append(f"{indent}{found['head']}{{{{ {found['name']}(")
-        out += [f"{indent}    {a}{',' if i < len(args) - 1 else ''}" for i, a in enumerate(args)]
-        out.append(f"{indent}) }}}}{found['tail']}")
-    return "\n".join(out) + "\n"
-
-
-def write_sql(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(fit_lines(text), encoding="utf-8")
 
 
 def _has_heartbeats(spec: TopicSpec) -> bool:
@@ -159,28 +134,12 @@ def scaffold(
         return _scaffold_metadata(project, spec, names, sources)
     staging_dir = project / MODELS_DIR / "staging" / names.folder
     current_dir = project / MODELS_DIR / "current" / names.folder
-    fields = {
-        "topic": spec.topic,
-        "connector": spec.connector,
-        "source": names.source,
-        "table": names.table,
-        "staging": names.staging,
-        "entity": names.entity,
-        "base": names.base,
-        "events_macro": "cdc_debezium_events",
-    }
+    fields = {"topic": spec.topic, "connector": spec.connector, "base": names.base}
     if connectors.stages_documents(spec.connector):
         return _scaffold_mongodb(project, spec, names, fields, sources)
-    sql_files = {
-        project / MODELS_DIR / "staging" / "base" / names.folder / f"{names.base}.sql": "base",
-        staging_dir / f"{names.staging}.sql": "staging",
-        staging_dir / f"{names.quarantine}.sql": "quarantine",
-    }
-    if _has_heartbeats(spec):
-        sql_files[staging_dir / f"{names.heartbeats}.sql"] = "heartbeats"
-    for path, template in sql_files.items():
-        write_sql(path, model_templates.render(template, **fields))
-    touched = list(sql_files)
+    staging_sql = project / names.path("staging")
+    write_sql(staging_sql, model_templates.render("staging", **fields))
+    touched = [staging_sql]
     sources_yml = _add_source(
         sources,
         staging_dir,
@@ -193,20 +152,13 @@ def scaffold(
     write_properties(staging_yml, _staging_models(spec, names), spec)
     touched += [sources_yml, staging_yml]
     if spec.primary_key:
+        current_sql = project / names.path("current")
         key_list = ", ".join(spec.primary_key)
-        formats = fields | {
-            "key_list": key_list,
-            "unique_key": repr(list(spec.primary_key)),
-            "current": names.current,
-            "state": names.state,
-        }
-        state_sql = current_dir / f"{names.state}.sql"
-        current_sql = current_dir / f"{names.current}.sql"
-        write_sql(state_sql, model_templates.render("state", **formats))
-        write_sql(current_sql, model_templates.render("current", **formats))
+        current = {"topic": spec.topic, "key_list": key_list, "state": names.state}
+        write_sql(current_sql, model_templates.render("current", **current))
         current_yml = current_dir / f"_{names.folder}__{names.entity}.yml"
         write_properties(current_yml, _current_models(spec, names), spec)
-        touched += [state_sql, current_sql, current_yml]
+        touched += [current_sql, current_yml]
     return touched
 
 
@@ -257,15 +209,12 @@ def _scaffold_mongodb(
     other connectors, and the replayed current state."""
     staging_dir = project / MODELS_DIR / "staging" / names.folder
     current_dir = project / MODELS_DIR / "current" / names.folder
-    fields = fields | {"events_macro": "cdc_mongodb_events"}
     sql_files = {
-        project / MODELS_DIR / "staging" / "base" / names.folder / f"{names.base}.sql": "base",
-        staging_dir / f"{names.staging}.sql": "staging",
-        staging_dir / f"{names.quarantine}.sql": "quarantine",
-        current_dir / f"{names.current}.sql": "mongodb_current",
+        project / names.path("staging"): ("staging", fields),
+        project / names.path("current"): ("mongodb_current", fields),
     }
-    for path, template in sql_files.items():
-        write_sql(path, model_templates.render(template, **fields))
+    for path, (template, values) in sql_files.items():
+        write_sql(path, model_templates.render(template, **values))
     sources_yml = _add_source(
         sources,
         staging_dir,
@@ -346,26 +295,18 @@ def _scaffold_metadata(
     current_dir = project / MODELS_DIR / "current" / names.folder
     transactions = spec.kind == TRANSACTIONS
     kind = "transaction metadata" if transactions else "schema-change"
-    fields = {
-        "topic": spec.topic,
-        "kind": kind,
-        "source": names.source,
-        "table": names.table,
-        "staging": names.staging,
-        "base": names.base,
-    }
     sql_files = {
-        project / MODELS_DIR / "staging" / "base" / names.folder / f"{names.base}.sql": (
-            "metadata_base"
+        project / names.path("staging"): (
+            "metadata_staging",
+            {"topic": spec.topic, "kind": kind, "base": names.base},
         ),
-        staging_dir / f"{names.staging}.sql": "metadata_staging",
-        staging_dir / f"{names.quarantine}.sql": "quarantine",
-        current_dir / f"{names.current}.sql": (
-            "transactions" if transactions else "schema_history"
+        project / names.path("current"): (
+            "transactions" if transactions else "schema_history",
+            {"topic": spec.topic, "staging": names.staging},
         ),
     }
-    for path, template in sql_files.items():
-        write_sql(path, model_templates.render(template, **fields))
+    for path, (template, values) in sql_files.items():
+        write_sql(path, model_templates.render(template, **values))
     sources_yml = _add_source(
         sources, staging_dir, names, spec, f"Raw Kafka records of the {kind} topic `{spec.topic}`."
     )

@@ -450,7 +450,9 @@ def sync(
             result.warnings.append(f"{spec.topic}: history: true ignored: {reason}")
     result.scaffolded += scaffold_histories(project, with_history, entities)
     wanted_models = generated_models.wanted_files(project, result.specs, settings)
+    created = {path: None for path in wanted_models if not path.exists()}
     result.models = generated_models.write(wanted_models)
-    scaffolded = set(result.scaffolded)
-    result.models = [path for path in result.models if path not in scaffolded]
+    # a new topic's generated models are part of what was scaffolded for it
+    result.scaffolded += list(created)
+    result.models = [path for path in result.models if path not in created]
     return result
