@@ -20,14 +20,32 @@ class ProjectError(ValueError):
     """The project's properties files would not parse."""
 
 
+# what each properties file said when it was last parsed: (text, content).
+# A sync reads the project's properties several times (which topics have
+# models, before and after scaffolding; the duplicate check): a file whose
+# text is unchanged is not parsed again (hundreds of files at 500 topics).
+_PARSED: dict[Path, tuple[str, Any]] = {}
+
+
+def _parsed(path: Path) -> Any:
+    text = path.read_text(encoding="utf-8")
+    cached = _PARSED.get(path)
+    if cached is not None and cached[0] == text:
+        return cached[1]
+    try:
+        loaded = yaml.load(text, Loader=_LOADER)  # noqa: S506
+    except yaml.YAMLError as error:
+        raise ProjectError(f"{path}: not valid YAML: {error}") from None
+    _PARSED[path] = (text, loaded)
+    return loaded
+
+
 def read_properties(models: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
-    """Every properties file under ``models`` with its content; raises
-    ProjectError naming a file that is not YAML."""
+    """Every properties file under ``models`` with its content (shared
+    between calls: read it, do not change it); raises ProjectError naming a
+    file that is not YAML."""
     for path in sorted([*models.rglob("*.yml"), *models.rglob("*.yaml")]):
-        try:
-            loaded = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)  # noqa: S506
-        except yaml.YAMLError as error:
-            raise ProjectError(f"{path}: not valid YAML: {error}") from None
+        loaded = _parsed(path.resolve())
         if loaded is None:
             continue
         if not isinstance(loaded, dict):
