@@ -145,6 +145,8 @@ def _cmd_sync(args: argparse.Namespace) -> int:
         print(f"scaffolded {path}")
     for path in result.models:
         print(f"regenerated {path}")
+    for path in result.moved:
+        print(f"moved the properties of generated models out of {path} (now generated)")
     return 0
 
 

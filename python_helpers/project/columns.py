@@ -11,27 +11,29 @@ from typing import Any
 import yaml
 
 from python_helpers.connectors import mongodb
-from python_helpers.project.source_columns import add_source_columns
 from python_helpers.schema.extended_json import DocType
 from python_helpers.schema.metadata_topics import CHANGES
 from python_helpers.schema.spark_types import decode_column
 from python_helpers.spec.generate import TopicSpec, row_schema
 
 
-def write_properties(path: Path, models: list[dict[str, Any]], spec: TopicSpec) -> None:
-    """A properties file sync owns: written once, refused if it exists.
-    The source columns of ``spec`` are documented in the models that have them."""
+def properties_text(models: list[dict[str, Any]], header: str = "") -> str:
+    """A properties file declaring ``models``, after ``header`` (comment lines)."""
+    text: str = yaml.safe_dump(
+        {"version": 2, "models": models}, sort_keys=False, width=88, allow_unicode=True
+    )
+    return header + text
+
+
+def write_properties(path: Path, models: list[dict[str, Any]]) -> None:
+    """A properties file of the analysts: written once, refused if it exists."""
     if path.exists():
         raise FileExistsError(
             f"{path} exists but declares no staging model for this topic: move it"
             " away (or add the topic's models to it by hand), then sync again"
         )
-    add_source_columns(models, spec)
-    text = yaml.safe_dump(
-        {"version": 2, "models": models}, sort_keys=False, width=88, allow_unicode=True
-    )
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    path.write_text(properties_text(models), encoding="utf-8")
 
 
 def model_meta(spec: TopicSpec, layer: str) -> dict[str, Any]:

@@ -24,349 +24,80 @@ from pathlib import Path
 from typing import Any
 
 from python_helpers import connectors
-from python_helpers.connectors import mongodb
 from python_helpers.project import model_templates
-from python_helpers.project.columns import (
-    BASE_VERDICT,
-    CURRENT_OPS,
-    HEARTBEAT_COLUMNS,
-    KAFKA_COLUMNS,
-    LANDING_COLUMNS,
-    MERGED_METADATA,
-    MONGODB_CURRENT_COLUMNS,
-    QUARANTINE_COLUMNS,
-    SCHEMA_CHANGE_COLUMNS,
-    SCHEMA_HISTORY_COLUMNS,
-    SCHEMA_HISTORY_KEY,
-    SOFT_DELETES_WHERE,
-    STAGING_METADATA,
-    STATE_OPS,
-    TRANSACTION_COLUMNS,
-    TRANSACTIONS_TABLE_COLUMNS,
-    described,
-    document_columns,
-    extra_columns,
-    metadata_columns,
-    model_meta,
-    row_columns,
-    write_properties,
-)
+from python_helpers.project.columns import LANDING_COLUMNS, metadata_columns, write_properties
 from python_helpers.project.model_names import MODELS_DIR, ModelNames, scaffolded_topics
 from python_helpers.project.model_templates import write_sql
 from python_helpers.project.project_check import ProjectError, check_project
+from python_helpers.project.topic_properties import ANALYST_LAYERS, model_entries, topic_layers
 from python_helpers.project.yaml_edit import SourceEdits
 from python_helpers.schema.metadata_topics import CHANGES, TRANSACTIONS
-from python_helpers.spec.generate import TopicSpec, envelope_kind
+from python_helpers.spec.generate import TopicSpec
 
 
-def _has_heartbeats(spec: TopicSpec) -> bool:
-    return spec.value_schema.field_named("HEARTBEAT_IDENTIFIER") is not None
+def _analyst_models(spec: TopicSpec, names: ModelNames) -> dict[str, tuple[str, dict[str, Any]]]:
+    """The analysts' models of a topic by layer: (template, fields)."""
+    if spec.kind != CHANGES:
+        kind = "transaction metadata" if spec.kind == TRANSACTIONS else "schema-change"
+        table = "transactions" if spec.kind == TRANSACTIONS else "schema_history"
+        return {
+            "staging": (
+                "metadata_staging",
+                {"topic": spec.topic, "kind": kind, "base": names.base},
+            ),
+            "current": (table, {"topic": spec.topic, "staging": names.staging}),
+        }
+    staging = {"topic": spec.topic, "connector": spec.connector, "base": names.base}
+    if connectors.stages_documents(spec.connector):
+        current = {"topic": spec.topic, "base": names.base}
+        return {"staging": ("staging", staging), "current": ("mongodb_current", current)}
+    key_list = ", ".join(spec.primary_key)
+    current = {"topic": spec.topic, "key_list": key_list, "state": names.state}
+    return {"staging": ("staging", staging), "current": ("current", current)}
 
 
-def _accounts_test(names: ModelNames, heartbeats: bool) -> dict[str, Any]:
-    arguments = {
-        "landed": f"source('{names.source}', '{names.table}')",
-        "staging": f"ref('{names.staging}')",
-        "quarantine": f"ref('{names.quarantine}')",
-    }
-    if heartbeats:
-        arguments["heartbeats"] = f"ref('{names.heartbeats}')"
-    return {"cdc_accounts_for_landed_records": {"arguments": arguments}}
-
-
-def _staging_models(spec: TopicSpec, names: ModelNames) -> list[dict[str, Any]]:
-    heartbeats = _has_heartbeats(spec)
-    metadata = STAGING_METADATA + extra_columns(spec)
-    models: list[dict[str, Any]] = [
-        {
-            "name": names.base,
-            "description": f"Every landed record of topic `{spec.topic}`, its value"
-            " parsed once: the typed row image, CDC and Kafka metadata, and the"
-            " quarantine verdict. Appended batch by batch; the staging and"
-            " quarantine models are views over it.",
-            "config": model_meta(spec, "base"),
-            "data_tests": [_accounts_test(names, heartbeats)],
-            "columns": row_columns(spec, key_tests=False)
-            + metadata_columns(metadata + BASE_VERDICT, None),
-        },
-        {
-            "name": names.staging,
-            "description": f"One row per change event of topic `{spec.topic}`"
-            f" ({envelope_kind(spec.value_schema)} envelope):"
-            " the row image (after for c/r/u, before for d) as typed columns,"
-            " with CDC and Kafka metadata.",
-            "config": model_meta(spec, "staging"),
-            "columns": row_columns(spec, key_tests=False) + metadata_columns(metadata),
-        },
-        {
-            "name": names.quarantine,
-            "description": f"Landed records of topic `{spec.topic}` that did not"
-            " become change events, each with the reason.",
-            "config": model_meta(spec, "quarantine"),
-            "columns": metadata_columns(QUARANTINE_COLUMNS),
-        },
-    ]
-    if heartbeats:
-        models.append(
-            {
-                "name": names.heartbeats,
-                "description": f"Heartbeats of topic `{spec.topic}` (a HEARTBEAT_IDENTIFIER"
-                " and no row image): counted here, never staged as table rows.",
-                "config": model_meta(spec, "heartbeats"),
-                "columns": metadata_columns(HEARTBEAT_COLUMNS, None),
-            }
-        )
-    return models
+def _source_description(spec: TopicSpec) -> str:
+    if spec.kind != CHANGES:
+        kind = "transaction metadata" if spec.kind == TRANSACTIONS else "schema-change"
+        return f"Raw Kafka records of the {kind} topic `{spec.topic}`."
+    what = "MongoDB topic" if connectors.stages_documents(spec.connector) else "topic"
+    return (
+        f"Raw Kafka records of {what} `{spec.topic}`, one row per record, as landed"
+        " by `python -m python_helpers land`."
+    )
 
 
 def scaffold(
     project: Path, spec: TopicSpec, entity: str | None = None, sources: SourceEdits | None = None
 ) -> list[Path]:
-    """Write the model files for one topic; returns the files touched. Its
-    raw table goes into ``sources`` (written by the caller), else at once."""
+    """Write the analysts' files of one topic (staging and current-state
+    models, their properties files); returns the files touched. Its raw
+    table goes into ``sources`` (written by the caller), else at once."""
     if sources is None:
         edits = SourceEdits()
-        touched = scaffold(project, spec, entity, edits)
+        written = scaffold(project, spec, entity, edits)
         edits.write()
-        return touched
+        return written
     names = ModelNames.for_spec(spec, entity)
-    if spec.kind != CHANGES:
-        return _scaffold_metadata(project, spec, names, sources)
+    layers = [layer for layer in topic_layers(spec, False) if layer in ANALYST_LAYERS]
+    entries = dict(zip(layers, model_entries(spec, names, layers), strict=True))
+    touched: list[Path] = []
+    for layer, (template, fields) in _analyst_models(spec, names).items():
+        if layer in layers:
+            path = project / names.path(layer)
+            write_sql(path, model_templates.render(template, **fields))
+            touched.append(path)
     staging_dir = project / MODELS_DIR / "staging" / names.folder
-    current_dir = project / MODELS_DIR / "current" / names.folder
-    fields = {"topic": spec.topic, "connector": spec.connector, "base": names.base}
-    if connectors.stages_documents(spec.connector):
-        return _scaffold_mongodb(project, spec, names, fields, sources)
-    staging_sql = project / names.path("staging")
-    write_sql(staging_sql, model_templates.render("staging", **fields))
-    touched = [staging_sql]
-    sources_yml = _add_source(
-        sources,
-        staging_dir,
-        names,
-        spec,
-        f"Raw Kafka records of topic `{spec.topic}`, one row"
-        " per record, as landed by `python -m python_helpers land`.",
-    )
+    touched.append(_add_source(sources, staging_dir, names, spec, _source_description(spec)))
     staging_yml = staging_dir / f"_stg_{names.folder}__{names.entity}.yml"
-    write_properties(staging_yml, _staging_models(spec, names), spec)
-    touched += [sources_yml, staging_yml]
-    if spec.primary_key:
-        current_sql = project / names.path("current")
-        key_list = ", ".join(spec.primary_key)
-        current = {"topic": spec.topic, "key_list": key_list, "state": names.state}
-        write_sql(current_sql, model_templates.render("current", **current))
+    write_properties(staging_yml, [entries["staging"]])
+    touched.append(staging_yml)
+    if "current" in entries:
+        current_dir = project / MODELS_DIR / "current" / names.folder
         current_yml = current_dir / f"_{names.folder}__{names.entity}.yml"
-        write_properties(current_yml, _current_models(spec, names), spec)
-        touched += [current_sql, current_yml]
+        write_properties(current_yml, [entries["current"]])
+        touched.append(current_yml)
     return touched
-
-
-def _current_models(spec: TopicSpec, names: ModelNames) -> list[dict[str, Any]]:
-    """The properties of a topic's `__state` table and current-state view."""
-    key_list = ", ".join(spec.primary_key)
-    metadata = STAGING_METADATA + extra_columns(spec)
-    current: dict[str, Any] = {
-        "name": names.current,
-        "description": f"Current state of topic `{spec.topic}`:"
-        f" one row per {key_list}, creates, updates and deletes applied in"
-        " source order (see cdc_source_position). A view of"
-        f" `{names.state}` without its delete markers; with the variable"
-        " `cdc_soft_deletes: true` deleted keys stay, flagged `is_deleted`.",
-        "config": model_meta(spec, "current"),
-        "columns": row_columns(spec, key_tests=True)
-        + metadata_columns(metadata, CURRENT_OPS, where=SOFT_DELETES_WHERE)
-        + metadata_columns(MERGED_METADATA, None),
-    }
-    state: dict[str, Any] = {
-        "name": names.state,
-        "description": f"Merged state of topic `{spec.topic}`: one row per"
-        f" {key_list} ever seen, the newest change in source order; a deleted"
-        " key keeps its delete as a row (`_cdc_op = 'd'`, a delete marker) so"
-        " that an older event landing later cannot bring it back. Purge old"
-        " markers with `dbt run-operation cdc_purge_delete_markers`.",
-        "config": model_meta(spec, "state"),
-        "columns": row_columns(spec, key_tests=True)
-        + metadata_columns(metadata, STATE_OPS)
-        + metadata_columns(MERGED_METADATA, None),
-    }
-    if len(spec.primary_key) > 1:
-        for entry in (current, state):
-            entry["data_tests"] = [
-                {"cdc_unique_combination": {"arguments": {"columns": list(spec.primary_key)}}}
-            ]
-    return [state, current]
-
-
-def _scaffold_mongodb(
-    project: Path,
-    spec: TopicSpec,
-    names: ModelNames,
-    fields: dict[str, str],
-    sources: SourceEdits,
-) -> list[Path]:
-    """Models of a MongoDB topic: base, staging and quarantine as for the
-    other connectors, and the replayed current state."""
-    staging_dir = project / MODELS_DIR / "staging" / names.folder
-    current_dir = project / MODELS_DIR / "current" / names.folder
-    sql_files = {
-        project / names.path("staging"): ("staging", fields),
-        project / names.path("current"): ("mongodb_current", fields),
-    }
-    for path, (template, values) in sql_files.items():
-        write_sql(path, model_templates.render(template, **values))
-    sources_yml = _add_source(
-        sources,
-        staging_dir,
-        names,
-        spec,
-        f"Raw Kafka records of MongoDB topic `{spec.topic}`, one row"
-        " per record, as landed by `python -m python_helpers land`.",
-    )
-    change_columns = described(mongodb.STAGING_COLUMNS)
-    metadata = STAGING_METADATA
-    staging_yml = staging_dir / f"_stg_{names.folder}__{names.entity}.yml"
-    write_properties(
-        staging_yml,
-        [
-            {
-                "name": names.base,
-                "description": f"Every landed record of MongoDB topic `{spec.topic}`, its"
-                " value parsed once: document id, the change as written (documents,"
-                " patch, update description), CDC and Kafka metadata, and the"
-                " quarantine verdict. Appended batch by batch.",
-                "config": model_meta(spec, "base"),
-                "data_tests": [_accounts_test(names, False)],
-                "columns": change_columns + metadata_columns(metadata + BASE_VERDICT, None),
-            },
-            {
-                "name": names.staging,
-                "description": f"One row per change event of MongoDB topic `{spec.topic}`"
-                " (c, r, u, d): document id, the change as the connector wrote it,"
-                " CDC and Kafka metadata.",
-                "config": model_meta(spec, "staging"),
-                "columns": change_columns + metadata_columns(metadata, ["c", "r", "u", "d"]),
-            },
-            {
-                "name": names.quarantine,
-                "description": f"Landed records of topic `{spec.topic}` that did not"
-                " become change events, each with the reason.",
-                "config": model_meta(spec, "quarantine"),
-                "columns": metadata_columns(QUARANTINE_COLUMNS),
-            },
-        ],
-        spec,
-    )
-    id_column: dict[str, Any] = {
-        "name": mongodb.KEY_FIELD,
-        "description": mongodb.STAGING_COLUMNS[mongodb.KEY_FIELD],
-        "data_tests": ["not_null", "unique"],
-    }
-    current_yml = current_dir / f"_{names.folder}__{names.entity}.yml"
-    write_properties(
-        current_yml,
-        [
-            {
-                "name": names.current,
-                "description": f"Current state of MongoDB topic `{spec.topic}`: one row"
-                " per live document, its change events replayed in source order"
-                " (ts_ms, ord, Kafka offset) on top of the stored state: full"
-                " documents replace, 1.x patches and 2.x update descriptions are"
-                " applied to the previous document, deletes remove it.",
-                "config": model_meta(spec, "current"),
-                "columns": [id_column]
-                + document_columns(spec)
-                + described(MONGODB_CURRENT_COLUMNS)
-                + metadata_columns(metadata, CURRENT_OPS),
-            }
-        ],
-        spec,
-    )
-    return [*sql_files, sources_yml, staging_yml, current_yml]
-
-
-def _scaffold_metadata(
-    project: Path, spec: TopicSpec, names: ModelNames, sources: SourceEdits
-) -> list[Path]:
-    """Models of a transaction-metadata or schema-change topic: base,
-    staging (events), quarantine, and the transactions table or the schema
-    history."""
-    staging_dir = project / MODELS_DIR / "staging" / names.folder
-    current_dir = project / MODELS_DIR / "current" / names.folder
-    transactions = spec.kind == TRANSACTIONS
-    kind = "transaction metadata" if transactions else "schema-change"
-    sql_files = {
-        project / names.path("staging"): (
-            "metadata_staging",
-            {"topic": spec.topic, "kind": kind, "base": names.base},
-        ),
-        project / names.path("current"): (
-            "transactions" if transactions else "schema_history",
-            {"topic": spec.topic, "staging": names.staging},
-        ),
-    }
-    for path, (template, values) in sql_files.items():
-        write_sql(path, model_templates.render(template, **values))
-    sources_yml = _add_source(
-        sources, staging_dir, names, spec, f"Raw Kafka records of the {kind} topic `{spec.topic}`."
-    )
-    event_columns = described(TRANSACTION_COLUMNS if transactions else SCHEMA_CHANGE_COLUMNS)
-    if not transactions:
-        event_columns += metadata_columns(
-            ["_cdc_position", "_cdc_source_committed_at", "_cdc_processed_at"], None
-        )
-    event_columns += metadata_columns(KAFKA_COLUMNS, None)
-    staging_yml = staging_dir / f"_stg_{names.folder}__{names.entity}.yml"
-    write_properties(
-        staging_yml,
-        [
-            {
-                "name": names.base,
-                "description": f"Every landed record of the {kind} topic `{spec.topic}`,"
-                " its value parsed once, with the quarantine verdict.",
-                "config": model_meta(spec, "base"),
-                "data_tests": [_accounts_test(names, False)],
-                "columns": event_columns + metadata_columns(BASE_VERDICT, None),
-            },
-            {
-                "name": names.staging,
-                "description": f"One row per event of the {kind} topic `{spec.topic}`.",
-                "config": model_meta(spec, "staging"),
-                "columns": event_columns,
-            },
-            {
-                "name": names.quarantine,
-                "description": f"Landed records of topic `{spec.topic}` that are not"
-                f" {kind} events, each with the reason.",
-                "config": model_meta(spec, "quarantine"),
-                "columns": metadata_columns(QUARANTINE_COLUMNS),
-            },
-        ],
-        spec,
-    )
-    current_yml = current_dir / f"_{names.folder}__{names.entity}.yml"
-    if transactions:
-        current: dict[str, Any] = {
-            "name": names.current,
-            "description": f"One row per transaction of topic `{spec.topic}`: join"
-            " `transaction_id` to the change events' `_cdc_transaction_id`.",
-            "config": model_meta(spec, "current"),
-            "columns": described(TRANSACTIONS_TABLE_COLUMNS),
-        }
-        current["columns"][0]["data_tests"] = ["not_null", "unique"]
-    else:
-        current = {
-            "name": names.current,
-            "description": f"Schema history from topic `{spec.topic}`: one row per"
-            " table change, in source order (`_cdc_position`).",
-            "config": model_meta(spec, "current"),
-            "columns": described(SCHEMA_HISTORY_COLUMNS),
-            "data_tests": [
-                {"cdc_unique_combination": {"arguments": {"columns": SCHEMA_HISTORY_KEY}}}
-            ],
-        }
-    write_properties(current_yml, [current], spec)
-    return [*sql_files, sources_yml, staging_yml, current_yml]
 
 
 def scaffold_all(

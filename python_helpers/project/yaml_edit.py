@@ -93,3 +93,32 @@ def add_source_table(path: Path, source: dict[str, Any], table: dict[str, Any]) 
     if added:
         edits.write()
     return added
+
+
+def remove_models(path: Path, names: set[str]) -> None:
+    """Take the entries of models ``names`` out of a properties file (a
+    round trip: the rest keeps its comments and formatting); the file is
+    deleted when it declares nothing else."""
+    yaml = _yaml()
+    # the layout of the properties files sync writes (PyYAML's): a file left
+    # as written changes only where entries go
+    yaml.width = 88
+    yaml.indent(mapping=2, sequence=2, offset=0)
+    try:
+        document = yaml.load(path.read_text(encoding="utf-8"))
+    except YAMLError as error:
+        raise PropertiesError(f"{path}: not valid YAML: {error}") from None
+    models = document.get("models") if isinstance(document, dict) else None
+    if not isinstance(models, list):
+        return
+    models[:] = [m for m in models if not (isinstance(m, dict) and m.get("name") in names)]
+    if not models:
+        del document["models"]
+    if not set(document) - {"version"}:
+        path.unlink()
+        return
+    buffer = io.StringIO()
+    yaml.dump(document, buffer)
+    # a folded plain scalar ends its line in a blank, which YAML drops
+    lines = [line.rstrip(" ") for line in buffer.getvalue().split("\n")]
+    path.write_text("\n".join(lines), encoding="utf-8")

@@ -25,9 +25,9 @@ from python_helpers.land.landing import (
     topic_files,
 )
 from python_helpers.project import generated_models
-from python_helpers.project.history_scaffold import history_unsupported, scaffold_histories
 from python_helpers.project.project_check import check_project
 from python_helpers.project.scaffold import scaffold_all
+from python_helpers.project.topic_properties import history_unsupported
 from python_helpers.schema.connect_schema import ConnectSchema, SchemaError, parse_schema
 from python_helpers.schema.metadata_topics import CHANGES, METADATA_CONNECTOR, metadata_schema
 from python_helpers.schema.schema_evolution import POLICIES, QUARANTINE, version_raw_columns
@@ -65,6 +65,8 @@ class SyncResult:
     # the generated models (base, quarantine, state, history) rewritten, or
     # out of date in a check
     models: list[Path] = field(default_factory=list)
+    # properties files the entries of generated models were moved out of
+    moved: list[Path] = field(default_factory=list)
     bytes_scanned: int = 0
     files_unchanged: int = 0
 
@@ -426,11 +428,12 @@ def sync(
     settings = {item.topic: item.settings for item in wanted}
     if check:
         result.declared = declarations.stale(project, wanted)
-        result.models = generated_models.stale(
-            generated_models.wanted_files(project, result.specs, settings)
-        )
+        wanted_files = generated_models.wanted_files(project, result.specs, settings)
+        strays = generated_models.strays(project, set(result.specs))
+        result.models = generated_models.stale(wanted_files) + sorted(strays)
         result.generated_changed = bool(result.stale or result.declared or result.models)
-        check_project(project / "models")
+        if not strays:  # a model declared twice because of strays: sync moves them
+            check_project(project / "models")
         return result
     result.declared = declarations.write(project, wanted)
     result.generated_changed = bool(result.stale or result.declared)
@@ -443,16 +446,18 @@ def sync(
         if config.settings.get("model_name")
     }
     specs_in_order = [result.specs[topic] for topic in sorted(result.specs)]
+    strays = generated_models.strays(project, set(result.specs))
+    generated_models.move_strays(strays)
+    result.moved = sorted(strays)
     result.scaffolded = scaffold_all(project, specs_in_order, entities)
-    with_history = [spec for spec in specs_in_order if spec.topic in histories]
-    for spec in with_history:
-        if (reason := history_unsupported(spec)) is not None:
+    for spec in specs_in_order:
+        if spec.topic in histories and (reason := history_unsupported(spec)) is not None:
             result.warnings.append(f"{spec.topic}: history: true ignored: {reason}")
-    result.scaffolded += scaffold_histories(project, with_history, entities)
     wanted_models = generated_models.wanted_files(project, result.specs, settings)
     created = {path: None for path in wanted_models if not path.exists()}
     result.models = generated_models.write(wanted_models)
     # a new topic's generated models are part of what was scaffolded for it
     result.scaffolded += list(created)
     result.models = [path for path in result.models if path not in created]
+    check_project(project / "models")
     return result
