@@ -447,7 +447,7 @@ def sync(
     }
     specs_in_order = [result.specs[topic] for topic in sorted(result.specs)]
     strays = generated_models.strays(project, set(result.specs))
-    generated_models.move_strays(strays)
+    generated_models.move_strays(project, strays)
     result.moved = sorted(strays)
     result.scaffolded = scaffold_all(project, specs_in_order, entities)
     for spec in specs_in_order:
