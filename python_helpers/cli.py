@@ -48,6 +48,11 @@ def _parse_keys(values: Sequence[str]) -> dict[str, tuple[str, ...]]:
 
 
 def _cmd_land(args: argparse.Namespace) -> int:
+    return _land(args)[0]
+
+
+def _land(args: argparse.Namespace) -> tuple[int, list[Any]]:
+    """Land what is new: (exit code, the landing's report per topic)."""
     from python_helpers.engine.sql_engine import open_engine, target_name
     from python_helpers.land import raw_store
 
@@ -59,7 +64,7 @@ def _cmd_land(args: argparse.Namespace) -> int:
     changed = raw_store.changed_topics(fingerprint, state)
     if changed is not None and not changed:
         print(f"nothing new to land in {landing}: every file is as the last landing left it")
-        return 0
+        return 0, []
     clean = raw_store.clean_topics(state)
     raw_store.forget_landing(state)
     unmodelled = [d.name for d in topic_dirs(landing) if d.name not in known] if known else []
@@ -87,7 +92,7 @@ def _cmd_land(args: argparse.Namespace) -> int:
         print(f"{r.topic:<40}" + "".join(f"{c:>11}" for c in cells) + f"{r.seconds:>11.1f}")
     total = sum(r.landed for r in reports)
     print(f"{total} record(s) landed into {raw_store.RAW_SCHEMA}.<topic> (Iceberg)")
-    return 0
+    return 0, reports
 
 
 def _refuse_old_state(state: Path) -> None:
@@ -193,21 +198,33 @@ def _cmd_thrift(args: argparse.Namespace) -> int:
 def _cmd_run(args: argparse.Namespace) -> int:
     """sync, land and dbt in one process: one JVM and metastore start-up."""
     import time
+    from datetime import UTC, datetime
+
+    from python_helpers.run.metrics import from_landing
+    from python_helpers.run.run_record import RunRecord
 
     steps: list[tuple[str, float]] = []
     started = time.monotonic()
-    for name, step in (("sync", _cmd_sync), ("land", _cmd_land)):
-        code = step(args)
-        steps.append((name, time.monotonic() - started))
-        if code:
-            return code
+    run_started = datetime.now(UTC)
+    code = _cmd_sync(args)
+    steps.append(("sync", time.monotonic() - started))
+    if code:
+        return code
+    code, reports = _land(args)
+    steps.append(("land", time.monotonic() - started))
+    if code:
+        return code
+    record = RunRecord(from_landing(time.time_ns() // 1000, run_started, reports))
     dbt_args = [a for a in args.dbt_args if a != "--"] or ["build"]
     if topics := rebuilds.pending(_state()):
         from dbt.cli.main import dbtRunner  # seconds to import: only when dbt runs
 
         rebuild = ["build", "--full-refresh", "--select", *rebuilds.selectors(topics)]
         print(f"dbt {' '.join(rebuild)}", flush=True)
-        if not dbtRunner().invoke(rebuild).success:
+        record.dbt_starts(topics)
+        result = dbtRunner().invoke(rebuild)
+        record.dbt_done(result)
+        if not result.success:
             print(f"the rebuild of {', '.join(topics)} failed; the next run tries again")
         else:
             rebuilds.done(_state())
@@ -215,13 +232,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
     planned = build_plan.plan(_state(), Path("."), dbt_args, args.all)
     if planned.args is None:
         print(f"{planned.reason}: no dbt (`run --all` builds everything)")
-    elif not _build(args, dbt_args, planned, steps, started):
-        return 1
+    else:
+        record.dbt_starts(planned.topics)
+        if not _build(args, dbt_args, planned, steps, started, record):
+            record.keep(time.monotonic() - started)
+            return 1
     if args.show and planned.args is not None:
         from python_helpers.engine.show import built_current_models, show_results
 
         only = built_current_models(Path("."), planned.topics) if planned.narrowed else None
         print(show_results(Path("."), args.rows, only=only))
+    record.keep(time.monotonic() - started)
     return _export(args) or _done(started, steps)
 
 
@@ -231,6 +252,7 @@ def _build(
     planned: build_plan.Plan,
     steps: list[tuple[str, float]],
     started: float,
+    record: Any,
 ) -> bool:
     """Run the planned dbt build (and source freshness): whether it succeeded."""
     import time
@@ -240,6 +262,7 @@ def _build(
     assert planned.args is not None
     print(f"dbt {' '.join(planned.args)}  ({planned.reason})", flush=True)
     result = dbtRunner().invoke(planned.args)
+    record.dbt_done(result)
     steps.append(("dbt " + dbt_args[0], time.monotonic() - started))
     if not result.success:
         if result.exception is not None:  # dbt could not start: say why
@@ -293,6 +316,18 @@ def _cmd_show(args: argparse.Namespace) -> int:
     from python_helpers.engine.show import show_results
 
     print(show_results(Path("."), args.rows))
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from python_helpers.engine.sql_engine import open_engine
+    from python_helpers.run import metrics, report
+
+    rows = metrics.read_runs(open_engine(Path(".")), args.runs)
+    if args.html:
+        Path(args.html).write_text(report.render_html(rows), encoding="utf-8")
+        print(f"wrote {args.html}: lag and throughput of the last {args.runs} run(s)")
+    print(report.render_json(rows) if args.json else report.render_text(rows))
     return 0
 
 
@@ -396,6 +431,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     init.add_argument("directory", help="a new or empty folder")
     init.set_defaults(run=_cmd_init)
+    report_cmd = commands.add_parser(
+        "report", help="what the last runs did, per run and topic (the metrics table)"
+    )
+    report_cmd.add_argument("--runs", type=int, default=20, help="how many runs (default 20)")
+    report_cmd.add_argument(
+        "--json", action="store_true", help="JSON, one object per run and topic"
+    )
+    report_cmd.add_argument(
+        "--html", metavar="FILE", help="also write a page charting lag and throughput"
+    )
+    report_cmd.set_defaults(run=_cmd_report)
     export = commands.add_parser("export", help="print tables as JSON (types and rows)")
     export.add_argument("tables", nargs="+", help="schema.table names")
     export.set_defaults(run=_cmd_export)

@@ -25,6 +25,7 @@ COPIED = (
     "profiles",
     "macros",
     "models/docs",
+    "models/ops",
     "python_helpers",
     "pyproject.toml",
     "requirements.txt",

@@ -87,6 +87,9 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     before = results.stat().st_mtime_ns
     out["nothing"] = run_in(project, state, *run)
     out["nothing_touched_dbt"] = results.stat().st_mtime_ns != before
+    out["metrics"] = json.loads(run_in(project, state, *helpers, "report", "--json"))
+    out["report_page"] = root / "report.html"
+    out["report"] = run_in(project, state, *helpers, "report", "--html", str(out["report_page"]))
     staging = next((project / "models" / "staging").rglob(f"stg_*{QUIET_NAME}.sql"))
     staging.write_text(
         staging.read_text(encoding="utf-8") + "-- edited by an analyst\n", encoding="utf-8"
@@ -109,7 +112,7 @@ def test_a_project_from_init_holds_only_its_own_topics(runs: dict[str, Any]) -> 
     topics = {n["config"]["meta"].get("cdc_topic") for n in nodes if n["resource_type"] == "model"}
     assert topics == {CHANGED, QUIET}
     sources = {s["name"] for s in runs["manifest"]["sources"].values()}
-    assert sources == {CHANGED_NAME, "postgres_tpcch_warehouse"}
+    assert sources == {CHANGED_NAME, "postgres_tpcch_warehouse", "_run_metrics"}
     relations = {n["metadata"]["name"] for n in runs["catalog"]["nodes"].values()}
     assert relations and all(CHANGED_NAME in r or QUIET_NAME in r for r in relations), relations
     assert "PASS=" in runs["first"] and "source freshness" in runs["first"]
@@ -155,3 +158,61 @@ def test_an_edited_model_is_built_with_what_depends_on_it(runs: dict[str, Any]) 
     models = {n for n in built[QUIET_NAME] if n.startswith("model:")}
     assert any(n.startswith("model:stg_") for n in models)
     assert not any(n.startswith("model:base_") for n in models)  # upstream: not rebuilt
+
+
+def _landed_total(output: str) -> int:
+    line = next(x for x in output.splitlines() if "record(s) landed into" in x)
+    return int(line.split()[0])
+
+
+def test_every_run_that_did_something_is_kept_in_the_metrics_table(
+    runs: dict[str, Any],
+) -> None:
+    """One row per run and touched topic: the first run (both topics, every
+    record staged or quarantined, every key new), the one-event run (its
+    topic only: one record, one new key, a lag); the run with nothing new
+    leaves no row."""
+    rows = runs["metrics"]
+    by_run: dict[int, dict[str, Any]] = {}
+    for row in rows:
+        by_run.setdefault(row["run_id"], {})[row["topic"]] = row
+    assert len(by_run) == 2, sorted(by_run)
+    first, second = (by_run[run] for run in sorted(by_run))
+    assert set(first) == {CHANGED, QUIET} and set(second) == {CHANGED}
+    assert sum(r["records_landed"] for r in first.values()) == _landed_total(runs["first"])
+    for row in first.values():
+        assert row["records_staged"] + row["records_quarantined"] == row["records_landed"]
+        assert row["records_staged"] > 0 and row["keys_updated"] == 0 and row["keys_inserted"] > 0
+        assert row["dbt_seconds"] > 0 and row["land_seconds"] > 0
+        assert row["run_ended_at"] >= row["run_started_at"]
+    one = second[CHANGED]
+    assert (one["records_landed"], one["records_staged"], one["records_quarantined"]) == (1, 1, 0)
+    assert (one["keys_inserted"], one["keys_updated"], one["keys_deleted"]) == (1, 0, 0)
+    assert json.loads(one["quarantined_by_reason"]) == {}
+    assert one["lag_seconds"] > 0 and one["newest_source_commit_at"] is not None
+
+
+def test_the_report_charts_lag_and_throughput_in_chromium(runs: dict[str, Any]) -> None:
+    from playwright.sync_api import sync_playwright
+    from test_docs_site import ARTIFACTS, CHROMIUM, CHROMIUM_FLAGS
+
+    text = runs["report"]
+    runs_listed = sorted({row["run_id"] for row in runs["metrics"]})
+    assert all(str(run) in text for run in runs_listed)
+    assert f"topics of run {runs_listed[-1]}:" in text and f"{CHANGED}: 1 landed" in text
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS
+        )
+        page = browser.new_page(viewport={"width": 900, "height": 700})
+        page.goto(runs["report_page"].as_uri())
+        charts = page.eval_on_selector_all("svg.chart", "svgs => svgs.length")
+        rate_points = page.eval_on_selector_all("circle.rate", "dots => dots.length")
+        lag_points = page.eval_on_selector_all("circle.lag", "dots => dots.length")
+        box = page.eval_on_selector("svg.chart", "svg => svg.getBoundingClientRect().width")
+        page.screenshot(path=str(ARTIFACTS / "run-report.png"), full_page=True)
+        browser.close()
+    assert charts == 2 and box > 600
+    assert rate_points == len(runs_listed)
+    assert lag_points == len({r["run_id"] for r in runs["metrics"] if r["lag_seconds"]})

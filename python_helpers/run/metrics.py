@@ -1,0 +1,328 @@
+"""What each run did, per topic, kept in the warehouse.
+
+Every run that lands or builds something (``run``, ``make run``, each cycle
+of a watch) appends one row per topic it touched to
+``cdc_landing._run_metrics`` (one Iceberg commit per run), from what the
+run already knows and three statements over what it just wrote:
+
+- landed, already landed, unreadable: the landing's own report;
+- staged and quarantined (by reason): rows of the topic's base model
+  staged by this run's dbt (``_staged_at``, the start of the dbt
+  invocation, is not before the run's first dbt call; Iceberg skips every
+  older data file by its statistics);
+- keys: rows of the topic's ``__state`` table written by this run (their
+  ``_staged_at`` likewise), of which delete markers are the deleted keys;
+  of the rows written, those that replaced a row are the updated keys (the
+  position deletes of the Iceberg commits on the table since the run's
+  first dbt call, by the engine's clock), the others were inserted. Topics
+  without a state table (MongoDB, metadata topics) have no key counts;
+- lag: the run's end minus the newest source commit time staged;
+- seconds: the landing's per topic, dbt's per topic (its models and their
+  tests), the whole run's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from python_helpers.engine.sql_engine import SqlEngine
+from python_helpers.land.raw_store import RAW_SCHEMA, LandingReport
+
+METRICS_TABLE = f"{RAW_SCHEMA}._run_metrics"
+COLUMNS = (
+    ("run_id", "bigint"),
+    ("topic", "string"),
+    ("run_started_at", "timestamp"),
+    ("run_ended_at", "timestamp"),
+    ("records_landed", "bigint"),
+    ("records_already_landed", "bigint"),
+    ("records_unreadable", "bigint"),
+    ("records_staged", "bigint"),
+    ("records_quarantined", "bigint"),
+    ("quarantined_by_reason", "string"),
+    ("keys_inserted", "bigint"),
+    ("keys_updated", "bigint"),
+    ("keys_deleted", "bigint"),
+    ("newest_source_commit_at", "timestamp"),
+    ("lag_seconds", "double"),
+    ("land_seconds", "double"),
+    ("dbt_seconds", "double"),
+    ("run_seconds", "double"),
+)
+
+
+@dataclass
+class TopicMetrics:
+    """One row of the metrics table."""
+
+    run_id: int
+    topic: str
+    run_started_at: datetime
+    run_ended_at: datetime | None = None
+    records_landed: int = 0
+    records_already_landed: int = 0
+    records_unreadable: int = 0
+    records_staged: int | None = None
+    records_quarantined: int | None = None
+    quarantined_by_reason: dict[str, int] = field(default_factory=dict)
+    keys_inserted: int | None = None
+    keys_updated: int | None = None
+    keys_deleted: int | None = None
+    newest_source_commit_at: datetime | None = None
+    lag_seconds: float | None = None
+    land_seconds: float = 0.0
+    dbt_seconds: float | None = None
+    run_seconds: float | None = None
+
+
+@dataclass(frozen=True)
+class TopicRelations:
+    """Where a built topic's rows are (relation names), from dbt's manifest."""
+
+    base: str | None
+    state: str | None
+    commit_time: bool  # the base model has `_cdc_source_committed_at`
+
+
+def topic_relations(manifest_path: Path) -> dict[str, TopicRelations]:
+    """The base and state relations of every topic of a dbt manifest."""
+    if not manifest_path.exists():
+        return {}
+    nodes = json.loads(manifest_path.read_text(encoding="utf-8"))["nodes"].values()
+    found: dict[str, dict[str, Any]] = {}
+    for node in nodes:
+        meta = (node.get("config") or {}).get("meta") or {}
+        layer, topic = meta.get("cdc_layer"), meta.get("cdc_topic")
+        if node["resource_type"] == "model" and layer in ("base", "state") and topic:
+            found.setdefault(topic, {})[layer] = node
+    relations = {}
+    for topic, layers in found.items():
+        base, state = layers.get("base"), layers.get("state")
+        relations[topic] = TopicRelations(
+            base["relation_name"] if base else None,
+            state["relation_name"] if state else None,
+            bool(base and "_cdc_source_committed_at" in base.get("columns", {})),
+        )
+    return relations
+
+
+def dbt_seconds_by_topic(manifest_path: Path, timings: dict[str, float]) -> dict[str, float]:
+    """Seconds dbt spent on each topic: its models and the tests on them
+    (``timings``: node unique id -> execution seconds)."""
+    if not manifest_path.exists():
+        return {}
+    nodes = json.loads(manifest_path.read_text(encoding="utf-8"))["nodes"]
+
+    def topic_of(node: dict[str, Any]) -> str | None:
+        meta = (node.get("config") or {}).get("meta") or {}
+        if meta.get("cdc_topic"):
+            return str(meta["cdc_topic"])
+        attached = node.get("attached_node")
+        return topic_of(nodes[attached]) if attached in nodes else None
+
+    seconds: dict[str, float] = {}
+    for unique_id, elapsed in timings.items():
+        topic = topic_of(nodes[unique_id]) if unique_id in nodes else None
+        if topic is not None:
+            seconds[topic] = seconds.get(topic, 0.0) + elapsed
+    return seconds
+
+
+def _literal(value: datetime) -> str:
+    """A timestamp literal that means the same instant in any session time
+    zone (a naive ``value`` is UTC)."""
+    aware = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    return f"timestamp_micros({round(aware.timestamp() * 1_000_000)})"
+
+
+def _from_micros(value: Any) -> datetime | None:
+    return None if value is None else datetime.fromtimestamp(int(value) / 1_000_000, UTC)
+
+
+def _quote(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("'", "\\'")
+
+
+def add_staged(
+    engine: SqlEngine,
+    rows: dict[str, TopicMetrics],
+    relations: dict[str, TopicRelations],
+    since: datetime,
+) -> None:
+    """Staged, quarantined (by reason) and the newest source commit time of
+    the rows dbt staged since ``since``, per topic: one statement for every
+    topic."""
+    parts = []
+    for topic in sorted(rows):
+        relation = relations.get(topic)
+        if relation is None or relation.base is None:
+            continue
+        commit = "unix_micros(max(_cdc_source_committed_at))" if relation.commit_time else "null"
+        parts.append(
+            f"select '{_quote(topic)}' as topic, _quarantine_reason as reason,"
+            f" count(*) as records, {commit} as newest"
+            f" from {relation.base} where _staged_at >= {_literal(since)}"
+            " group by _quarantine_reason"
+        )
+    if not parts:
+        return
+    for row in engine.sql("\nunion all\n".join(parts)):
+        metrics = rows[row["topic"]]
+        records = int(row["records"])
+        if row["reason"] is None:
+            metrics.records_staged = (metrics.records_staged or 0) + records
+            newest = _from_micros(row["newest"])
+            if newest is not None and (
+                metrics.newest_source_commit_at is None or newest > metrics.newest_source_commit_at
+            ):
+                metrics.newest_source_commit_at = newest
+        else:
+            metrics.records_quarantined = (metrics.records_quarantined or 0) + records
+            reasons = metrics.quarantined_by_reason
+            reasons[row["reason"]] = reasons.get(row["reason"], 0) + records
+    for topic, metrics in rows.items():
+        relation = relations.get(topic)
+        if relation is not None and relation.base is not None:
+            metrics.records_staged = metrics.records_staged or 0
+            metrics.records_quarantined = metrics.records_quarantined or 0
+
+
+def add_keys(
+    engine: SqlEngine,
+    rows: dict[str, TopicMetrics],
+    relations: dict[str, TopicRelations],
+    since: datetime,
+) -> None:
+    """Keys written, deleted and replaced in each topic's state table by dbt
+    since ``since`` (two statements for every topic)."""
+    topics = [t for t in sorted(rows) if t in relations and relations[t].state is not None]
+    if not topics:
+        return
+    written = "\nunion all\n".join(
+        f"select '{_quote(t)}' as topic, count(*) as written,"
+        " count_if(_cdc_op = 'd') as deleted"
+        f" from {relations[t].state} where _staged_at >= {_literal(since)}"
+        for t in topics
+    )
+    replaced = "\nunion all\n".join(
+        f"select '{_quote(t)}' as topic,"
+        " sum(cast(coalesce(summary['added-position-deletes'], '0') as bigint)) as replaced"
+        f" from {relations[t].state}.snapshots"
+        f" where committed_at >= {_literal(since)}"
+        for t in topics
+    )
+    replaced_by = {row["topic"]: int(row["replaced"] or 0) for row in engine.sql(replaced)}
+    for row in engine.sql(written):
+        metrics = rows[row["topic"]]
+        total, deleted = int(row["written"]), int(row["deleted"])
+        updated = min(replaced_by.get(row["topic"], 0), total)
+        metrics.keys_inserted = total - updated
+        metrics.keys_updated = updated
+        metrics.keys_deleted = deleted
+
+
+def from_landing(
+    run_id: int, started: datetime, reports: Iterable[LandingReport]
+) -> dict[str, TopicMetrics]:
+    """A row per topic the landing touched (read anything or rolled back)."""
+    rows = {}
+    for report in reports:
+        if not (report.read or report.rolled_back):
+            continue
+        rows[report.topic] = TopicMetrics(
+            run_id,
+            report.topic,
+            started,
+            records_landed=report.landed,
+            records_already_landed=report.already_landed,
+            records_unreadable=report.unreadable,
+            land_seconds=report.seconds,
+        )
+    return rows
+
+
+def finish(rows: dict[str, TopicMetrics], ended: datetime, run_seconds: float) -> None:
+    """Stamp the run's end, its seconds and each topic's lag."""
+    for metrics in rows.values():
+        metrics.run_ended_at = ended
+        metrics.run_seconds = run_seconds
+        if metrics.newest_source_commit_at is not None:
+            metrics.lag_seconds = (ended - metrics.newest_source_commit_at).total_seconds()
+
+
+def _value(value: Any, kind: str) -> str:
+    if value is None:
+        return f"cast(null as {kind})"
+    if isinstance(value, datetime):
+        return _literal(value)
+    if isinstance(value, dict):
+        return f"'{_quote(json.dumps(value, sort_keys=True))}'"
+    if isinstance(value, str):
+        return f"'{_quote(value)}'"
+    return repr(value) + ("L" if kind == "bigint" else "")
+
+
+def write(engine: SqlEngine, rows: Iterable[TopicMetrics]) -> int:
+    """Append the rows (one commit); returns how many."""
+    listed = list(rows)
+    engine.sql(
+        f"create table if not exists {METRICS_TABLE}"
+        f" ({', '.join(f'{name} {kind}' for name, kind in COLUMNS)}) using iceberg"
+        " tblproperties ('format-version' = '2', 'write.parquet.compression-codec' = 'zstd')"
+    )
+    if not listed:
+        return 0
+    values = ",\n".join(
+        "(" + ", ".join(_value(asdict(m)[name], kind) for name, kind in COLUMNS) + ")"
+        for m in listed
+    )
+    names = ", ".join(name for name, _ in COLUMNS)
+    engine.sql(f"insert into {METRICS_TABLE} ({names}) values\n{values}")
+    return len(listed)
+
+
+def read_runs(engine: SqlEngine, runs: int) -> list[dict[str, Any]]:
+    """The rows of the last ``runs`` runs, oldest first; timestamps as ISO
+    text (UTC), the same from every engine."""
+    schema, _, table = METRICS_TABLE.partition(".")
+    if not engine.sql(f"show tables in {schema} like '{table}'"):
+        return []  # no run recorded yet
+    stamps = [name for name, kind in COLUMNS if kind == "timestamp"]
+    columns = ", ".join(
+        f"unix_micros({name}) as {name}" if name in stamps else name for name, _ in COLUMNS
+    )
+    query = (
+        f"select {columns} from {METRICS_TABLE} where run_id in"
+        f" (select distinct run_id from {METRICS_TABLE} order by run_id desc limit {runs})"
+        " order by run_id, topic"
+    )
+    rows = engine.sql(query)
+    for row in rows:
+        for name in stamps:
+            stamp = _from_micros(row[name])
+            row[name] = None if stamp is None else stamp.isoformat().replace("+00:00", "Z")
+    return rows
+
+
+def _total(rows: list[TopicMetrics], name: str) -> int:
+    return sum(getattr(row, name) or 0 for row in rows)
+
+
+def summary_line(rows: list[TopicMetrics]) -> str:
+    """One line of what a run did: topics, records, keys, lag, seconds."""
+    lags = [row.lag_seconds for row in rows if row.lag_seconds is not None]
+    seconds = max((row.run_seconds or 0.0 for row in rows), default=0.0)
+    upserted = _total(rows, "keys_inserted") + _total(rows, "keys_updated")
+    deleted = _total(rows, "keys_deleted")
+    lag = f"lag {max(lags):.1f}s" if lags else "lag -"
+    return (
+        f"run {rows[0].run_id if rows else '-'}: {len(rows)} topic(s),"
+        f" {_total(rows, 'records_landed')} landed, {_total(rows, 'records_staged')} staged,"
+        f" {_total(rows, 'records_quarantined')} quarantined,"
+        f" keys {upserted - deleted} upserted / {deleted} deleted, {lag}, {seconds:.1f}s"
+    )

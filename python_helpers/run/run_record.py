@@ -1,0 +1,66 @@
+"""What one run did, gathered while it runs, then kept in the metrics table.
+
+``run`` (and each cycle of a watch) makes one: the landing's reports give
+the first rows; each dbt invocation adds the topics it builds and the
+seconds of its nodes; ``keep`` counts what dbt wrote and appends the rows
+(``metrics``).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from python_helpers.run import metrics
+from python_helpers.run.metrics import TopicMetrics
+
+
+class RunRecord:
+    """What a run did, per topic, for the metrics table (``run.metrics``)."""
+
+    def __init__(self, rows: dict[str, TopicMetrics]) -> None:
+        self.rows = rows
+        self.run_id = next(iter(rows.values())).run_id if rows else None
+        self.since: datetime | None = None
+        self.timings: dict[str, float] = {}
+
+    def dbt_starts(self, topics: list[str]) -> None:
+        """dbt is about to build ``topics``: each gets a row."""
+        now = datetime.now(UTC)
+        self.since = self.since or now
+        if self.run_id is None:
+            self.run_id = time.time_ns() // 1000
+        for topic in topics:
+            self.rows.setdefault(topic, TopicMetrics(self.run_id, topic, now))
+
+    def dbt_done(self, result: Any) -> None:
+        """Keep the seconds of every node dbt ran."""
+        for node in getattr(result.result, "results", None) or []:
+            self.timings[node.node.unique_id] = float(node.execution_time or 0.0)
+
+    def keep(self, run_seconds: float) -> None:
+        """Count what the run wrote and append the rows to the metrics table
+        (a failure to do so is reported, and changes nothing else)."""
+        from python_helpers.engine.sql_engine import open_engine
+
+        if not self.rows:
+            return
+        try:
+            engine = open_engine(Path("."))
+            manifest = Path("target") / "manifest.json"
+            if self.since is not None:
+                relations = metrics.topic_relations(manifest)
+                metrics.add_staged(engine, self.rows, relations, self.since)
+                metrics.add_keys(engine, self.rows, relations, self.since)
+                for topic, seconds in metrics.dbt_seconds_by_topic(manifest, self.timings).items():
+                    if topic in self.rows:
+                        self.rows[topic].dbt_seconds = seconds
+            metrics.finish(self.rows, datetime.now(UTC), run_seconds)
+            metrics.write(engine, self.rows.values())
+        except Exception as error:  # noqa: BLE001 - the run's data is committed already
+            print(f"warning: the run's metrics were not written: {error}", file=sys.stderr)
+            return
+        print(metrics.summary_line(list(self.rows.values())))
