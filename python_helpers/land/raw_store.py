@@ -144,7 +144,9 @@ def _properties() -> str:
     return ", ".join(f"'{k}' = '{v}'" for k, v in TABLE_PROPERTIES.items())
 
 
-def _create_table(engine: SqlEngine, name: str, columns: tuple[tuple[str, str], ...]) -> None:
+def create_table(engine: SqlEngine, name: str, columns: tuple[tuple[str, str], ...]) -> None:
+    """Create an Iceberg table of the landing's kind (``TABLE_PROPERTIES``)
+    unless it exists."""
     engine.sql(
         f"create table if not exists {name} ({_ddl(columns)}) using iceberg"
         f" tblproperties ({_properties()})"
@@ -181,7 +183,7 @@ def _roll_back_uncommitted(engine: SqlEngine, table: str, committed: int) -> int
     engine.sql(f"delete from {RAW_SCHEMA}.{table} where landing_batch > {committed}")
     engine.sql(
         f"delete from {RAW_SCHEMA}.{DUPLICATES_TABLE}"
-        f" where raw_table = '{_quote(table)}' and landing_batch > {committed}"
+        f" where raw_table = '{quote(table)}' and landing_batch > {committed}"
     )
     return 1
 
@@ -212,14 +214,15 @@ def plan_files(
 
 def _file_literal_map(plans: list[FilePlan]) -> str:
     entries = ", ".join(
-        f"'{_quote(p.file.path.name)}', named_struct('is_kcat', {str(p.file.is_kcat).lower()},"
+        f"'{quote(p.file.path.name)}', named_struct('is_kcat', {str(p.file.is_kcat).lower()},"
         f" 'first_offset', {p.first_offset}L, 'start_line', {p.start_line}L)"
         for p in plans
     )
     return f"map({entries})"
 
 
-def _quote(text: str) -> str:
+def quote(text: str) -> str:
+    """``text`` inside a single-quoted Spark SQL string literal."""
     return text.replace("\\", "\\\\").replace("'", "\\'")
 
 
@@ -236,7 +239,7 @@ def read_batch(engine: SqlEngine, topic: str, plans: list[FilePlan], batch: int)
         for p in plans
     )
     engine.sql(f"create or replace temporary view _cdc_landing_lines as\n        {scans}")
-    topic_literal = _quote(topic)
+    topic_literal = quote(topic)
     return f"""
         with planned as (
             select lines.*, element_at({_file_literal_map(plans)}, lines.file_name) as plan
@@ -380,7 +383,7 @@ def _repair_duplicates(engine: SqlEngine, table: str, batch: int, summary: Batch
         engine.sql(
             f"""
             insert into {RAW_SCHEMA}.{DUPLICATES_TABLE}
-            select '{_quote(table)}', landing_file, landing_line, kafka_partition, kafka_offset,
+            select '{quote(table)}', landing_file, landing_line, kafka_partition, kafka_offset,
                 {batch}L, min(reason)
             from _cdc_landing_duplicates
             group by landing_file, landing_line, kafka_partition, kafka_offset
@@ -408,7 +411,7 @@ def _commit(
 ) -> None:
     """Write the manifest rows of the batch (this commits it)."""
     rows = ",\n".join(
-        f"('{_quote(table)}', '{_quote(p.file.relative)}', {p.size}L, {p.mtime_ns}L,"
+        f"('{quote(table)}', '{quote(p.file.relative)}', {p.size}L, {p.mtime_ns}L,"
         f" '{hashes[p.file.relative].result()}',"
         f" {max(summary.last_lines.get(p.file.relative, 0), p.start_line)}L, {batch}L)"
         for p in plans
@@ -445,7 +448,7 @@ def land_topic(
     started = time.monotonic()
     topic = topic_dir.name
     table = raw_table_name(topic)
-    _create_table(engine, f"{RAW_SCHEMA}.{table}", RAW_COLUMNS)
+    create_table(engine, f"{RAW_SCHEMA}.{table}", RAW_COLUMNS)
     committed = max((e.batch for e in manifest.values()), default=-1)
     rolled_back = 0 if after_clean_landing else _roll_back_uncommitted(engine, table, committed)
     plans, unchanged = plan_files(topic_files(topic_dir), manifest)
@@ -559,8 +562,8 @@ def next_batch_id(manifest: dict[str, dict[str, ManifestEntry]]) -> int:
 def prepare(engine: SqlEngine) -> None:
     """Create the landing database and the manifest table."""
     engine.sql(f"create database if not exists {RAW_SCHEMA}")
-    _create_table(engine, f"{RAW_SCHEMA}.{MANIFEST_TABLE}", MANIFEST_COLUMNS)
-    _create_table(engine, f"{RAW_SCHEMA}.{DUPLICATES_TABLE}", DUPLICATE_COLUMNS)
+    create_table(engine, f"{RAW_SCHEMA}.{MANIFEST_TABLE}", MANIFEST_COLUMNS)
+    create_table(engine, f"{RAW_SCHEMA}.{DUPLICATES_TABLE}", DUPLICATE_COLUMNS)
 
 
 def land_all(
@@ -590,7 +593,7 @@ def land_all(
     # land_topic creates the tables of the folders it lands
     without_folder = (known if only is None else known & only) - {d.name for d in folders}
     for topic in sorted(without_folder):
-        _create_table(engine, f"{RAW_SCHEMA}.{raw_table_name(topic)}", RAW_COLUMNS)
+        create_table(engine, f"{RAW_SCHEMA}.{raw_table_name(topic)}", RAW_COLUMNS)
     manifest = read_manifest(engine)
     batch = next_batch_id(manifest)
     tables: dict[str, str] = {raw_table_name(t): t for t in known}

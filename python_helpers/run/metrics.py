@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from python_helpers.engine.sql_engine import SqlEngine
-from python_helpers.land.raw_store import RAW_SCHEMA, LandingReport
+from python_helpers.land.raw_store import RAW_SCHEMA, LandingReport, create_table, quote
 
 METRICS_TABLE = f"{RAW_SCHEMA}._run_metrics"
 COLUMNS = (
@@ -89,13 +89,20 @@ class TopicRelations:
     commit_time: bool  # the base model has `_cdc_source_committed_at`
 
 
-def topic_relations(manifest_path: Path) -> dict[str, TopicRelations]:
-    """The base and state relations of every topic of a dbt manifest."""
+def manifest_nodes(manifest_path: Path) -> dict[str, dict[str, Any]]:
+    """The nodes of a dbt manifest by unique id (none when there is none)."""
     if not manifest_path.exists():
         return {}
-    nodes = json.loads(manifest_path.read_text(encoding="utf-8"))["nodes"].values()
+    nodes: dict[str, dict[str, Any]] = json.loads(manifest_path.read_text(encoding="utf-8"))[
+        "nodes"
+    ]
+    return nodes
+
+
+def topic_relations(nodes: dict[str, dict[str, Any]]) -> dict[str, TopicRelations]:
+    """The base and state relations of every topic of a dbt manifest's nodes."""
     found: dict[str, dict[str, Any]] = {}
-    for node in nodes:
+    for node in nodes.values():
         meta = (node.get("config") or {}).get("meta") or {}
         layer, topic = meta.get("cdc_layer"), meta.get("cdc_topic")
         if node["resource_type"] == "model" and layer in ("base", "state") and topic:
@@ -111,12 +118,11 @@ def topic_relations(manifest_path: Path) -> dict[str, TopicRelations]:
     return relations
 
 
-def dbt_seconds_by_topic(manifest_path: Path, timings: dict[str, float]) -> dict[str, float]:
+def dbt_seconds_by_topic(
+    nodes: dict[str, dict[str, Any]], timings: dict[str, float]
+) -> dict[str, float]:
     """Seconds dbt spent on each topic: its models and the tests on them
     (``timings``: node unique id -> execution seconds)."""
-    if not manifest_path.exists():
-        return {}
-    nodes = json.loads(manifest_path.read_text(encoding="utf-8"))["nodes"]
 
     def topic_of(node: dict[str, Any]) -> str | None:
         meta = (node.get("config") or {}).get("meta") or {}
@@ -144,10 +150,6 @@ def _from_micros(value: Any) -> datetime | None:
     return None if value is None else datetime.fromtimestamp(int(value) / 1_000_000, UTC)
 
 
-def _quote(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("'", "\\'")
-
-
 def add_staged(
     engine: SqlEngine,
     rows: dict[str, TopicMetrics],
@@ -164,7 +166,7 @@ def add_staged(
             continue
         commit = "unix_micros(max(_cdc_source_committed_at))" if relation.commit_time else "null"
         parts.append(
-            f"select '{_quote(topic)}' as topic, _quarantine_reason as reason,"
+            f"select '{quote(topic)}' as topic, _quarantine_reason as reason,"
             f" count(*) as records, {commit} as newest"
             f" from {relation.base} where _staged_at >= {_literal(since)}"
             " group by _quarantine_reason"
@@ -204,13 +206,13 @@ def add_keys(
     if not topics:
         return
     written = "\nunion all\n".join(
-        f"select '{_quote(t)}' as topic, count(*) as written,"
+        f"select '{quote(t)}' as topic, count(*) as written,"
         " count_if(_cdc_op = 'd') as deleted"
         f" from {relations[t].state} where _staged_at >= {_literal(since)}"
         for t in topics
     )
     replaced = "\nunion all\n".join(
-        f"select '{_quote(t)}' as topic,"
+        f"select '{quote(t)}' as topic,"
         " sum(cast(coalesce(summary['added-position-deletes'], '0') as bigint)) as replaced"
         f" from {relations[t].state}.snapshots"
         f" where committed_at >= {_literal(since)}"
@@ -261,20 +263,16 @@ def _value(value: Any, kind: str) -> str:
     if isinstance(value, datetime):
         return _literal(value)
     if isinstance(value, dict):
-        return f"'{_quote(json.dumps(value, sort_keys=True))}'"
+        return f"'{quote(json.dumps(value, sort_keys=True))}'"
     if isinstance(value, str):
-        return f"'{_quote(value)}'"
+        return f"'{quote(value)}'"
     return repr(value) + ("L" if kind == "bigint" else "")
 
 
 def write(engine: SqlEngine, rows: Iterable[TopicMetrics]) -> int:
     """Append the rows (one commit); returns how many."""
     listed = list(rows)
-    engine.sql(
-        f"create table if not exists {METRICS_TABLE}"
-        f" ({', '.join(f'{name} {kind}' for name, kind in COLUMNS)}) using iceberg"
-        " tblproperties ('format-version' = '2', 'write.parquet.compression-codec' = 'zstd')"
-    )
+    create_table(engine, METRICS_TABLE, COLUMNS)
     if not listed:
         return 0
     values = ",\n".join(

@@ -50,12 +50,12 @@ class RunRecord:
             return
         try:
             engine = open_engine(Path("."))
-            manifest = Path("target") / "manifest.json"
             if self.since is not None:
-                relations = metrics.topic_relations(manifest)
+                nodes = metrics.manifest_nodes(Path("target") / "manifest.json")
+                relations = metrics.topic_relations(nodes)
                 metrics.add_staged(engine, self.rows, relations, self.since)
                 metrics.add_keys(engine, self.rows, relations, self.since)
-                for topic, seconds in metrics.dbt_seconds_by_topic(manifest, self.timings).items():
+                for topic, seconds in metrics.dbt_seconds_by_topic(nodes, self.timings).items():
                     if topic in self.rows:
                         self.rows[topic].dbt_seconds = seconds
             metrics.finish(self.rows, datetime.now(UTC), run_seconds)
