@@ -62,8 +62,8 @@ class SyncResult:
     # the topic declarations (topics/<topic>.yml) written, or missing or
     # out of date in a check
     declared: list[Path] = field(default_factory=list)
-    # the generated models (base, quarantine, state, history) rewritten, or
-    # out of date in a check
+    # the generated files (base, quarantine, state, history and heartbeat
+    # models, the generated properties) rewritten, or out of date in a check
     models: list[Path] = field(default_factory=list)
     # properties files the entries of generated models were moved out of
     moved: list[Path] = field(default_factory=list)
