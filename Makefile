@@ -22,9 +22,9 @@ DBT := $(VENV)/bin/dbt
 CHROMIUM := /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup run test lint ruff typecheck check-generated docs clean thrift-up thrift-down
+.PHONY: setup run watch test lint ruff typecheck check-generated docs clean thrift-up thrift-down
 #>> checkout
-.PHONY: test-fast soak bench bench-topics bench-mongodb test-thrift
+.PHONY: test-fast soak bench bench-topics bench-mongodb bench-watch soak-watch test-thrift
 #<<
 
 $(STAMP): requirements.txt requirements-jars.txt
@@ -42,6 +42,12 @@ setup: $(STAMP) $(JAR)
 ## (one process: Spark starts once)
 run: setup
 	$(PY) -m python_helpers run --show --freshness -- build
+
+## make watch [INTERVAL=2]: keep running: land and build what arrives, one
+## line per cycle, tables served to other shells (README: Running all day)
+INTERVAL ?= 2
+watch: setup
+	$(PY) -m python_helpers run --watch --interval $(INTERVAL)
 
 #>> checkout
 ## make test: pytest (helpers + end-to-end), generated-code check, lint, types
@@ -114,6 +120,24 @@ EVENTS ?= 200
 bench-topics: setup $(BENCH_STAMP)
 	$(PY) -m bench.topics --topics $(TOPICS) --events $(EVENTS) $(if $(PARSE_ONLY),--parse-only)
 
+## make bench-watch [TOPICS=100 WATCH_EVENTS=20 APPENDS=20 RUNS=200 STREAM=600]:
+## one watch process on a generated database, read from a second process:
+## latency of one appended event, read time after RUNS runs, throughput of
+## a steady stream at half the ceiling of `make bench`
+WATCH_EVENTS ?= 20
+APPENDS ?= 20
+RUNS ?= 200
+STREAM ?= 600
+bench-watch: setup $(BENCH_STAMP)
+	$(PY) -m bench.watch --topics $(TOPICS) --events $(WATCH_EVENTS) --appends $(APPENDS) \
+		--runs $(RUNS) --stream $(STREAM)
+
+## make soak-watch [SOAK=3600]: a watch under a steady stream for an hour:
+## its peak memory in the first and last tenth (not part of make test)
+SOAK ?= 3600
+soak-watch: setup $(BENCH_STAMP)
+	$(PY) -m bench.watch --topics $(TOPICS) --events $(WATCH_EVENTS) --soak $(SOAK)
+
 ## make bench-mongodb [N=100000]: the MongoDB patch replay on a generated
 ## 2.x topic: full build, a 1 % batch on the stored state, nothing new
 bench-mongodb: setup $(BENCH_STAMP)
@@ -149,7 +173,7 @@ test-thrift: setup
 ## warehouse `make run` built and serve it on 127.0.0.1 (Ctrl-C stops it)
 DOCS_PORT ?= 8080
 docs: setup
-	$(DBT) docs generate
+	$(PY) -m python_helpers dbt docs generate
 	$(DBT) docs serve --host 127.0.0.1 --port $(DOCS_PORT) --no-browser
 
 #>> checkout

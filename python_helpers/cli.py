@@ -8,151 +8,39 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from python_helpers.engine.jars import install_iceberg_jar
-from python_helpers.land.landing import topic_dirs
-from python_helpers.project.init_project import LANDING, InitError, init_project
-from python_helpers.project.project_check import ProjectError
-from python_helpers.project.yaml_edit import PropertiesError
-from python_helpers.run import build_plan, rebuilds
+from python_helpers.engine.watch_endpoint import state_dir
+from python_helpers.project.init_project import InitError, init_project
+from python_helpers.run import pipeline
+from python_helpers.run.dbt_session import DbtSession
 from python_helpers.schema.connect_schema import SchemaError, parse_schema
 from python_helpers.schema.spark_types import fields_ddl, raw_type
-from python_helpers.spec import spec_files
-from python_helpers.spec.generate import SpecError
-from python_helpers.spec.sync import sync
-
-# a project's own landing folder (`init` makes one), else this checkout's samples
-PROJECT_LANDING = Path(LANDING)
-SAMPLE_LANDING = Path("sample_landing")
-DEFAULT_STATE = Path(".state")
-
-
-def _landing(value: str | None) -> Path:
-    default = PROJECT_LANDING if PROJECT_LANDING.is_dir() else SAMPLE_LANDING
-    return Path(value or os.environ.get("CDC_LANDING_DIR") or default)
-
-
-def _state() -> Path:
-    return Path(os.environ.get("CDC_STATE_DIR") or DEFAULT_STATE)
-
-
-def _parse_keys(values: Sequence[str]) -> dict[str, tuple[str, ...]]:
-    keys: dict[str, tuple[str, ...]] = {}
-    for value in values:
-        topic, _, columns = value.partition("=")
-        if not topic or not columns:
-            raise SystemExit(f"--primary-key wants TOPIC=col[,col...], got {value!r}")
-        keys[topic] = tuple(c.strip() for c in columns.split(",") if c.strip())
-    return keys
 
 
 def _cmd_land(args: argparse.Namespace) -> int:
-    return _land(args)[0]
-
-
-def _land(args: argparse.Namespace) -> tuple[int, list[Any]]:
-    """Land what is new: (exit code, the landing's report per topic)."""
-    from python_helpers.engine.sql_engine import open_engine, target_name
-    from python_helpers.land import raw_store
-
-    landing = _landing(args.landing)
-    state = _state()
-    _refuse_old_state(state)
-    known = spec_files.known_topics(Path("."))
-    fingerprint = raw_store.landing_fingerprint(landing, known)
-    changed = raw_store.changed_topics(fingerprint, state)
-    if changed is not None and not changed:
-        print(f"nothing new to land in {landing}: every file is as the last landing left it")
-        return 0, []
-    clean = raw_store.clean_topics(state)
-    raw_store.forget_landing(state)
-    unmodelled = [d.name for d in topic_dirs(landing) if d.name not in known] if known else []
-    for topic in unmodelled:
-        print(f"not landing {topic}: sync generated no schema for it (see its reason above)")
-    where = "Spark starting" if target_name() == "local" else "through the cluster target"
-    what = "every topic" if changed is None else f"{len(changed)} topic(s) with changed files"
-    print(f"landing {landing}: {what} ({where})", flush=True)
-    reports = raw_store.land_all(
-        open_engine(Path(".")),
-        landing,
-        lambda line: print(line, flush=True),
-        known,
-        bool(known),
-        changed,
-        clean,
-    )
-    new = {r.topic for r in reports if r.landed or r.rolled_back}
-    build_plan.add(state, set(known) if changed is None else new | (changed & set(known)))
-    raw_store.remember_landing(fingerprint, state)
-    header = ("topic", "files", "unchanged", "read", "landed", "already", "unreadable", "s")
-    print(f"{header[0]:<40}" + "".join(f"{h:>11}" for h in header[1:]))
-    for r in reports:
-        cells = (r.files_read, r.files_unchanged, r.read, r.landed, r.already_landed, r.unreadable)
-        print(f"{r.topic:<40}" + "".join(f"{c:>11}" for c in cells) + f"{r.seconds:>11.1f}")
-    total = sum(r.landed for r in reports)
-    print(f"{total} record(s) landed into {raw_store.RAW_SCHEMA}.<topic> (Iceberg)")
-    return 0, reports
-
-
-def _refuse_old_state(state: Path) -> None:
-    """The first layout kept raw records as JSON files under <state>/raw,
-    read through external JSON tables: it cannot be appended to."""
-    if any((state / "raw").glob("*/batch-*.jsonl")):
-        raise SystemExit(
-            f"error: {state} holds a landing of the older layout (JSON files under"
-            f" {state / 'raw'}). Raw tables are Iceberg tables now: run `make clean`"
-            " (or delete that folder), then `make run` to land and build again from"
-            " the landing folder; nothing is lost, the landing is the source."
-        )
+    return pipeline.land(args)[0]
 
 
 def _cmd_sync(args: argparse.Namespace) -> int:
-    try:
-        result = sync(
-            Path(args.project),
-            _landing(args.landing),
-            _parse_keys(args.primary_key),
-            args.check,
-            state_dir=_state(),
-            progress=lambda line: print(line, flush=True),
+    return pipeline.sync_step(args)
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from python_helpers.engine.watch_endpoint import serving_port
+
+    if (port := serving_port(state_dir())) is not None:
+        print(
+            f"error: a watch runs on {state_dir()} (serving port {port}): it lands and builds"
+            " what arrives; stop it (Ctrl-C or SIGTERM) before `run`",
+            file=sys.stderr,
         )
-    except (ProjectError, PropertiesError, FileExistsError, SpecError) as error:
-        print(f"error: sync left the project unchanged past this point: {error}", file=sys.stderr)
         return 1
-    for topic, reason in sorted(result.skipped.items()):
-        print(f"skipped {topic}: {reason}", file=sys.stderr)
-    if not args.check:
-        build_plan.add(_state(), result.respecified)
-    if result.rebuild and not args.check:
-        rebuilds.add(_state(), result.rebuild)
-        for topic in result.rebuild:
-            print(f"{topic}: its models are rebuilt from the raw landing by the next `run`")
-    for warning in result.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    if args.check:
-        if result.generated_changed:
-            paths = result.declared + result.stale + result.models
-            stale = ", ".join(str(path) for path in paths[:5])
-            more = f" and {len(paths) - 5} more" if len(paths) > 5 else ""
-            print(f"out of date: {stale}{more}; run `python -m python_helpers sync`")
-            return 1
-        print("generated schemas are up to date")
-        return 0
-    print(
-        f"{len(result.specs)} topic(s) synced ({result.files_unchanged} with nothing new,"
-        f" {result.bytes_scanned / 1e6:.1f} MB scanned); generated schemas "
-        f"{'updated' if result.generated_changed else 'unchanged'}"
-    )
-    for path in result.declared:
-        print(f"declared {path}")
-    for path in result.scaffolded:
-        print(f"scaffolded {path}")
-    for path in result.models:
-        print(f"regenerated {path}")
-    for path in result.moved:
-        print(f"moved the properties of generated models out of {path} (now generated)")
-    return 0
+    if args.watch:
+        from python_helpers.run.watch import watch
+
+        return watch(args)
+    return pipeline.run_once(args, DbtSession())[0]
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
@@ -170,7 +58,7 @@ def _cmd_schema(args: argparse.Namespace) -> int:
 
 
 def _cmd_jars(args: argparse.Namespace) -> int:
-    print(f"iceberg runtime: {install_iceberg_jar(_state())}")
+    print(f"iceberg runtime: {install_iceberg_jar(state_dir())}")
     return 0
 
 
@@ -178,7 +66,7 @@ def _cmd_thrift(args: argparse.Namespace) -> int:
     from python_helpers.engine import thrift
 
     port = args.port or thrift.cluster_port(Path(args.project))
-    server = thrift.Server(_state(), port)
+    server = thrift.Server(state_dir(), port)
     if args.action == "down":
         stopped = thrift.stop(server)
         print("thrift server stopped" if stopped else "no thrift server was running")
@@ -193,123 +81,6 @@ def _cmd_thrift(args: argparse.Namespace) -> int:
         " use it with CDC_DBT_TARGET=cluster, stop it with `make thrift-down`"
     )
     return 0
-
-
-def _cmd_run(args: argparse.Namespace) -> int:
-    """sync, land and dbt in one process: one JVM and metastore start-up."""
-    import time
-    from datetime import UTC, datetime
-
-    from python_helpers.run.metrics import from_landing
-    from python_helpers.run.run_record import RunRecord
-
-    steps: list[tuple[str, float]] = []
-    started = time.monotonic()
-    run_started = datetime.now(UTC)
-    code = _cmd_sync(args)
-    steps.append(("sync", time.monotonic() - started))
-    if code:
-        return code
-    code, reports = _land(args)
-    steps.append(("land", time.monotonic() - started))
-    if code:
-        return code
-    record = RunRecord(from_landing(time.time_ns() // 1000, run_started, reports))
-    dbt_args = [a for a in args.dbt_args if a != "--"] or ["build"]
-    if topics := rebuilds.pending(_state()):
-        from dbt.cli.main import dbtRunner  # seconds to import: only when dbt runs
-
-        rebuild = ["build", "--full-refresh", "--select", *rebuilds.selectors(topics)]
-        print(f"dbt {' '.join(rebuild)}", flush=True)
-        record.dbt_starts(topics)
-        result = dbtRunner().invoke(rebuild)
-        record.dbt_done(result)
-        if not result.success:
-            print(f"the rebuild of {', '.join(topics)} failed; the next run tries again")
-        else:
-            rebuilds.done(_state())
-        steps.append(("rebuild", time.monotonic() - started))
-    planned = build_plan.plan(_state(), Path("."), dbt_args, args.all)
-    if planned.args is None:
-        print(f"{planned.reason}: no dbt (`run --all` builds everything)")
-    else:
-        record.dbt_starts(planned.topics)
-        if not _build(args, dbt_args, planned, steps, started, record):
-            record.keep(time.monotonic() - started)
-            return 1
-    if args.show and planned.args is not None:
-        from python_helpers.engine.show import built_current_models, show_results
-
-        only = built_current_models(Path("."), planned.topics) if planned.narrowed else None
-        print(show_results(Path("."), args.rows, only=only))
-    record.keep(time.monotonic() - started)
-    return _export(args) or _done(started, steps)
-
-
-def _build(
-    args: argparse.Namespace,
-    dbt_args: list[str],
-    planned: build_plan.Plan,
-    steps: list[tuple[str, float]],
-    started: float,
-    record: Any,
-) -> bool:
-    """Run the planned dbt build (and source freshness): whether it succeeded."""
-    import time
-
-    from dbt.cli.main import dbtRunner
-
-    assert planned.args is not None
-    print(f"dbt {' '.join(planned.args)}  ({planned.reason})", flush=True)
-    result = dbtRunner().invoke(planned.args)
-    record.dbt_done(result)
-    steps.append(("dbt " + dbt_args[0], time.monotonic() - started))
-    if not result.success:
-        if result.exception is not None:  # dbt could not start: say why
-            print(f"dbt failed: {result.exception}", file=sys.stderr)
-        return False
-    build_plan.succeeded(_state(), Path("."), planned)
-    if args.freshness:
-        _source_freshness(dbtRunner(), dbt_args, planned.topics if planned.narrowed else None)
-        steps.append(("freshness", time.monotonic() - started))
-    return True
-
-
-def _export(args: argparse.Namespace) -> int:
-    """``run --export``: write the asked tables as JSON."""
-    if args.export:
-        from python_helpers.engine.export import export_json
-
-        Path(args.export).write_text(export_json(Path("."), args.export_table), encoding="utf-8")
-    return 0
-
-
-def _done(started: float, steps: list[tuple[str, float]]) -> int:
-    """Print how long each step of a run took."""
-    import time
-
-    begins = [0.0] + [at for _, at in steps]
-    summary = ", ".join(f"{name} {at - begins[i]:.1f}s" for i, (name, at) in enumerate(steps))
-    print(f"done in {time.monotonic() - started:.1f}s ({summary})")
-    return 0
-
-
-def _source_freshness(runner: Any, dbt_args: list[str], topics: list[str] | None) -> None:
-    """`dbt source freshness` (same target as ``dbt_args``), as a table: of
-    the sources of ``topics`` (None: of every source)."""
-    from python_helpers.engine.freshness import freshness_rows, render
-
-    target = []
-    if "--target" in dbt_args[:-1]:
-        target = ["--target", dbt_args[dbt_args.index("--target") + 1]]
-    selection = ["--select", *rebuilds.selectors(topics)] if topics else []
-    if topics == []:
-        return
-    result = runner.invoke(["--quiet", "source", "freshness", *target, *selection])
-    if result.exception is not None:
-        print(f"source freshness failed: {result.exception}", file=sys.stderr)
-        return
-    print(render(freshness_rows(result.result)))
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
@@ -329,6 +100,54 @@ def _cmd_report(args: argparse.Namespace) -> int:
         print(f"wrote {args.html}: lag and throughput of the last {args.runs} run(s)")
     print(report.render_json(rows) if args.json else report.render_text(rows))
     return 0
+
+
+def _cmd_maintain(args: argparse.Namespace) -> int:
+    from python_helpers.engine.sql_engine import open_engine
+    from python_helpers.run import maintenance, metrics
+
+    nodes = metrics.manifest_nodes(Path("target") / "manifest.json")
+    if not nodes:
+        print(
+            "error: no dbt manifest (target/manifest.json): run `make run` first", file=sys.stderr
+        )
+        return 1
+    tables = maintenance.topic_tables(nodes, args.topic or None)
+    if args.topic and not tables:
+        print(f"error: no built models of topic(s) {', '.join(args.topic)}", file=sys.stderr)
+        return 1
+    if not args.topic:
+        tables += maintenance.SHARED_TABLES
+    engine = open_engine(Path("."))
+    rules = maintenance.policy(Path("."))
+    done = maintenance.maintain(engine, tables, rules, state_dir(), force=True, progress=print)
+    print(done.line() or "maintenance: nothing to do")
+    if (days := maintenance.marker_retention_days(Path("."))) is not None:
+        return pipeline.purge_markers(DbtSession(), days)
+    return 0
+
+
+def _cmd_dbt(args: argparse.Namespace) -> int:
+    """dbt with the project's defaults; while a watch serves this state
+    folder, through the watch's endpoint (the ``cluster`` target)."""
+    from python_helpers.engine.thrift import HOST
+    from python_helpers.engine.watch_endpoint import serving_port
+
+    env = dict(os.environ)
+    env.setdefault("DBT_PROFILES_DIR", "profiles")
+    port = serving_port(state_dir())
+    if port is not None and not env.get("CDC_DBT_TARGET"):
+        env |= {
+            "CDC_DBT_TARGET": "cluster",
+            "CDC_SPARK_METHOD": "thrift",
+            "CDC_SPARK_HOST": HOST,
+            "CDC_SPARK_PORT": str(port),
+        }
+        print(f"a watch serves {state_dir()}: dbt goes through {HOST}:{port}", file=sys.stderr)
+    executable = Path(sys.executable).parent / "dbt"
+    dbt_args = [a for a in args.dbt_args if a != "--"]
+    os.execve(executable, [str(executable), *dbt_args], env)
+    return 1  # not reached: execve replaces this process
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
@@ -412,6 +231,24 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--export-table", action="append", default=[], metavar="SCHEMA.TABLE", help="see --export"
     )
+    run.add_argument(
+        "--watch",
+        action="store_true",
+        help="keep running: land and build what arrives, one line per cycle (Ctrl-C stops)",
+    )
+    run.add_argument(
+        "--interval", type=float, default=2.0, help="--watch: seconds between cycles (2)"
+    )
+    run.add_argument(
+        "--cycles", type=int, default=0, help="--watch: stop after this many cycles (0: never)"
+    )
+    run.add_argument(
+        "--serve-port",
+        type=int,
+        default=None,
+        help="--watch: port of the Thrift endpoint it serves the tables on (default: the"
+        " cluster target's, CDC_SPARK_PORT else 10000; 0: serve none)",
+    )
     run.add_argument("dbt_args", nargs=argparse.REMAINDER, help="dbt arguments after --")
     run.set_defaults(run=_cmd_run, primary_key=[], check=False)
     thrift_cmd = commands.add_parser(
@@ -442,6 +279,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--html", metavar="FILE", help="also write a page charting lag and throughput"
     )
     report_cmd.set_defaults(run=_cmd_report)
+    maintain = commands.add_parser(
+        "maintain",
+        help="compact the tables, expire old snapshots, remove orphan files (and purge"
+        " delete markers past cdc_marker_retention_days), now",
+    )
+    maintain.add_argument(
+        "--topic", action="append", default=[], help="only this topic's tables (repeatable)"
+    )
+    maintain.set_defaults(run=_cmd_maintain)
+    dbt_cmd = commands.add_parser(
+        "dbt",
+        help="dbt with the project's defaults (through a running watch's endpoint if any)",
+    )
+    dbt_cmd.add_argument("dbt_args", nargs=argparse.REMAINDER, help="dbt's arguments")
+    dbt_cmd.set_defaults(run=_cmd_dbt)
     export = commands.add_parser("export", help="print tables as JSON (types and rows)")
     export.add_argument("tables", nargs="+", help="schema.table names")
     export.set_defaults(run=_cmd_export)

@@ -65,12 +65,14 @@ def local_spark_conf(
     return {str(k): str(v) for k, v in params.items()}
 
 
-def local_spark(project: Path = Path(".")) -> SparkSession:
-    """Start (or reuse) the embedded Spark session of the local target."""
+def local_spark(project: Path = Path("."), extra: Mapping[str, str] | None = None) -> SparkSession:
+    """Start (or reuse) the embedded Spark session of the local target
+    (``extra``: settings on top of the profile's, for a session that is
+    not yet started)."""
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.enableHiveSupport()
-    for key, value in local_spark_conf(project).items():
+    for key, value in (local_spark_conf(project) | dict(extra or {})).items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")

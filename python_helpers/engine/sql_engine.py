@@ -11,7 +11,9 @@ so the same code serves the profile's two targets:
   Landing files are then read *by the server*: their paths must be
   readable there (here the same machine; on a cluster, shared storage).
 
-The target is ``CDC_DBT_TARGET`` (as for dbt) unless given.
+The target is ``CDC_DBT_TARGET`` (as for dbt) unless given. While a watch
+serves the state folder (``watch_endpoint``), ``local`` reaches the
+watch's own Spark through its Thrift endpoint.
 """
 
 from __future__ import annotations
@@ -103,6 +105,11 @@ def open_engine(project: Path, target: str | None = None) -> SqlEngine:
     name = target_name(target)
     if name == "local":
         from python_helpers.engine.spark_session import local_spark
+        from python_helpers.engine.thrift import HOST
+        from python_helpers.engine.watch_endpoint import serving_port, state_dir
+
+        if target is None and (port := serving_port(state_dir())) is not None:
+            return ThriftEngine(HOST, port, "cdc")  # a watch holds the metastore
 
         return SessionEngine(local_spark(project))
     if name == "cluster":

@@ -1,0 +1,380 @@
+"""``make bench-watch`` and ``make soak-watch``: the pipeline running all day.
+
+On a generated landing of TOPICS PostgreSQL topics × EVENTS events
+(``bench.topics_generate``), in a copy of the project holding only them,
+one ``run --watch`` process (interval 1 s, serving its Thrift endpoint)
+is measured from a second process, the bench, which reads the tables
+through that endpoint on one long-lived connection (as a BI tool would):
+
+1. first cycle: the watch lands and builds every topic;
+2. latency: APPENDS times, one new key appended to topic 1's landing
+   (a new file), then polled for in topic 1's current-state view every
+   0.1 s; seconds from the append to the first read that sees it;
+3. read time after RUNS runs: the time to read topic 1's whole
+   current-state view (median of 5) after the first cycle and after
+   RUNS cycles that each merged a batch into it (the pipeline's
+   maintenance runs meanwhile, by the project's policy);
+4. throughput: a writer appends events to topic 2 at RATE events/s
+   (default: half the ceiling's events/s of ``make bench``, from
+   ``bench/results/bench-300000.csv``) for STREAM seconds; the events the
+   watch landed and built, per second, and the backlog (appended, not yet
+   in a cycle's line) sampled through the stream: not growing = its last
+   third no higher than its first third.
+
+Peak memory (RSS of the watch process and its JVM) is sampled every 2 s.
+``--soak SECONDS`` (``make soak-watch``) runs only the first cycle and a
+steady stream at RATE for that long, and compares the peak RSS of its
+first and last tenth (flat = within ±10 %).
+
+Prints a table and writes ``bench/results/watch-<TOPICS>x<EVENTS>.{md,csv}``
+(``soak-watch-<SECONDS>s.md`` for a soak).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from bench.run import RESULTS, machine
+from bench.topics_generate import _Topic, generate, topic_name
+from python_helpers.project.init_project import fresh_project
+
+REPO = Path(__file__).resolve().parents[1]
+CYCLE_LINE = re.compile(r"^\S+ run \d+: \d+ topic\(s\), (\d+) landed, ")
+
+
+@dataclass
+class Watched:
+    """The watch process, its output and its memory."""
+
+    process: subprocess.Popen[str]
+    output: Path
+    samples: list[tuple[float, int]] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        return self.output.read_text(encoding="utf-8").splitlines()
+
+    def cycles(self) -> list[int]:
+        """Records landed by each cycle that printed a line."""
+        return [int(m.group(1)) for x in self.lines() if (m := CYCLE_LINE.match(x))]
+
+    def sample_memory(self) -> None:
+        watched = psutil.Process(self.process.pid)
+        while self.process.poll() is None:
+            try:
+                tree = [watched, *watched.children(recursive=True)]
+                rss = sum(p.memory_info().rss for p in tree)
+            except psutil.Error:
+                break
+            self.samples.append((time.monotonic(), rss))
+            time.sleep(2)
+
+
+class Stream:
+    """Topic ``number``'s events after its landing: updates and creates of
+    its keys, stamped with the wall clock (so the metrics' lag is real)."""
+
+    def __init__(self, landing: Path, number: int, events: int) -> None:
+        self.topic = _Topic(number)
+        self.topic.lines(events)
+        self.offset = events
+        self.next_key = 1_000_000
+        self.folder = landing / topic_name(number)
+        self.files = 0
+
+    def append(self, count: int, new_key: int | None = None) -> None:
+        """Append ``count`` events as one new file (a create of ``new_key``
+        if given, else updates of keys 1..50)."""
+        self.topic.clock_ms = int(time.time() * 1000)
+        lines = []
+        for index in range(count):
+            key = new_key if new_key is not None else 1 + (self.offset + index) % 50
+            op = "c" if new_key is not None else "u"
+            lines.append(self.topic.line(self.offset, op, key, None, self.topic.row(key)))
+            self.offset += 1
+        self.files += 1
+        path = self.folder / f"s{self.files:06d}.jsonl"
+        partial = path.with_suffix(".part")
+        partial.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        partial.rename(path)  # the watch never sees half a file
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _wait(check: Any, what: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise SystemExit(f"timed out after {timeout:.0f}s waiting for {what}")
+        time.sleep(0.1)
+
+
+def _current_relation(project: Path, topic: str) -> str:
+    manifest = json.loads((project / "target" / "manifest.json").read_text(encoding="utf-8"))
+    for node in manifest["nodes"].values():
+        meta = node.get("config", {}).get("meta", {})
+        if meta.get("cdc_topic") == topic and meta.get("cdc_layer") == "current":
+            return str(node["relation_name"])
+    raise SystemExit(f"no current-state model of {topic}")
+
+
+def _ceiling_rate() -> float:
+    """Events/s of the ceiling process of ``make bench`` (its default N)."""
+    path = RESULTS / "bench-300000.csv"
+    for row in csv.DictReader(path.open(encoding="utf-8")):
+        if row["run"] == "ceiling" and row["step"] == "total":
+            return int(row["step_events"]) / float(row["seconds"])
+    raise SystemExit(f"no ceiling row in {path}: run `make bench` first")
+
+
+def _read_seconds(cursor: Any, relation: str) -> float:
+    times = []
+    for _ in range(5):
+        started = time.monotonic()
+        cursor.execute(f"select * from {relation}")
+        cursor.fetchall()
+        times.append(time.monotonic() - started)
+    return statistics.median(times)
+
+
+def _sees(cursor: Any, relation: str, key: int) -> bool:
+    cursor.execute(f"select count(*) from {relation} where id = {key}")
+    return bool(cursor.fetchall()[0][0])
+
+
+def _stream(
+    watched: Watched, stream: Stream, rate: float, seconds: float
+) -> tuple[float, float, list[int]]:
+    """Append at ``rate`` events/s for ``seconds``; wait for the watch to
+    land them all. (events per second landed and built, seconds to drain,
+    backlog sampled every 10 s)."""
+    landed_before = sum(watched.cycles())
+    appended = 0
+    backlog: list[int] = []
+    started = time.monotonic()
+    next_sample = started + 10
+    while (now := time.monotonic()) < started + seconds:
+        due = int(rate * (now - started)) - appended
+        if due > 0:
+            stream.append(due)
+            appended += due
+        if now >= next_sample:
+            backlog.append(appended - (sum(watched.cycles()) - landed_before))
+            next_sample += 10
+        time.sleep(1.0)
+    _wait(
+        lambda: sum(watched.cycles()) - landed_before >= appended,
+        "the stream to drain",
+        timeout=max(300.0, seconds),
+    )
+    elapsed = time.monotonic() - started
+    return appended / elapsed, elapsed - seconds, backlog
+
+
+def _peak(samples: list[tuple[float, int]], since: float, until: float) -> int:
+    return max((rss for at, rss in samples if since <= at <= until), default=0)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--topics", type=int, default=100)
+    parser.add_argument("--events", type=int, default=20)
+    parser.add_argument("--appends", type=int, default=20)
+    parser.add_argument("--runs", type=int, default=200)
+    parser.add_argument("--stream", type=float, default=600.0, help="seconds of steady stream")
+    parser.add_argument("--rate", type=float, help="events/s (default: 0.5 x the ceiling)")
+    parser.add_argument("--soak", type=float, help="seconds: the memory soak only")
+    args = parser.parse_args()
+    rate = args.rate or 0.5 * _ceiling_rate()
+    work = REPO / ".state" / "bench-watch" / f"{args.topics}x{args.events}"
+    if work.exists():
+        shutil.rmtree(work)
+    size = generate(work / "data", args.topics, args.events)
+    landing = work / "data" / "landing"
+    project = fresh_project(REPO, work / "project")
+    state = project / ".state"
+    env = os.environ | {
+        "CDC_STATE_DIR": str(state),
+        "DBT_PROFILES_DIR": "profiles",
+        "PYTHONPATH": str(REPO),
+        "CDC_LANDING_DIR": str(landing),
+    }
+    env.pop("CDC_DBT_TARGET", None)
+    helpers = [sys.executable, "-m", "python_helpers"]
+    subprocess.run([*helpers, "jars"], cwd=project, env=env, check=True, capture_output=True)
+    port = _free_port()
+    state.mkdir(parents=True, exist_ok=True)
+    output = state / "watch.out"
+    command = [*helpers, "run", "--watch", "--interval", "1", "--serve-port", str(port)]
+    with output.open("w", encoding="utf-8") as out:
+        process = subprocess.Popen(
+            command, cwd=project, env=env, stdout=out, stderr=subprocess.STDOUT, text=True
+        )
+    watched = Watched(process, output)
+    threading.Thread(target=watched.sample_memory, daemon=True).start()
+    rows: list[tuple[str, str, str]] = []
+    try:
+        started = time.monotonic()
+        _wait(lambda: len(watched.cycles()) >= 1, "the first cycle", timeout=3600)
+        first = time.monotonic() - started
+        rows.append(("first cycle: land and build every topic", f"{first:.1f} s", ""))
+        if args.soak:
+            _soak(watched, Stream(landing, 2, args.events), rate, args.soak, rows)
+        else:
+            _measure(watched, project, landing, port, args, rate, rows)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=300)
+        except subprocess.TimeoutExpired:
+            process.kill()
+    peak = max((rss for _, rss in watched.samples), default=0)
+    rows.append(("peak memory of the watch (RSS, process and JVM)", f"{peak / 2**30:.2f} GiB", ""))
+    _report(args, size, rate, rows)
+
+
+def _measure(
+    watched: Watched,
+    project: Path,
+    landing: Path,
+    port: int,
+    args: argparse.Namespace,
+    rate: float,
+    rows: list[tuple[str, str, str]],
+) -> None:
+    from pyhive import hive  # type: ignore[import-untyped]
+
+    cursor = hive.connect(host="127.0.0.1", port=port, username="bench").cursor()
+    relation = _current_relation(project, topic_name(1))
+    read_first = _read_seconds(cursor, relation)
+    changes = Stream(landing, 1, args.events)
+    latencies = []
+    for number in range(args.appends):
+        key = 5_000_000 + number
+        appended = time.monotonic()
+        changes.append(1, new_key=key)
+        _wait(lambda k=key: _sees(cursor, relation, k), f"key {key}", timeout=300)
+        latencies.append(time.monotonic() - appended)
+        time.sleep(1.5)
+    median = statistics.median(latencies)
+    rows.append(
+        (
+            f"latency: append to visible in a second process (median of {args.appends})",
+            f"{median:.1f} s (min {min(latencies):.1f}, max {max(latencies):.1f})",
+            "met" if median <= 10 else "not met",
+        )
+    )
+    while len(watched.cycles()) < args.runs:
+        before = len(watched.cycles())
+        changes.append(20)
+        _wait(lambda b=before: len(watched.cycles()) > b, "a cycle", timeout=300)
+    read_after = _read_seconds(cursor, relation)
+    ratio = read_after / read_first
+    rows.append(
+        (
+            f"read of topic 1's current state: first vs after {len(watched.cycles())} runs",
+            f"{read_first:.2f} s vs {read_after:.2f} s = {ratio:.2f}x",
+            "met" if ratio <= 1.5 else "not met",
+        )
+    )
+    compactions = sum("maintenance: compacted" in x for x in _log(project))
+    rows.append(("maintenance passes that compacted (whole run)", str(compactions), ""))
+    sustained, drain, backlog = _stream(watched, Stream(landing, 2, args.events), rate, args.stream)
+    third = max(1, len(backlog) // 3)
+    growing = statistics.mean(backlog[-third:]) > statistics.mean(backlog[:third])
+    rows.append(
+        (
+            f"throughput: {rate:,.0f} events/s offered for {args.stream:.0f} s",
+            f"{sustained:,.0f} events/s landed and built = {sustained / _ceiling_rate():.2f}x"
+            f" the ceiling; drained {drain:.0f} s after the stream",
+            "met" if sustained >= 0.5 * _ceiling_rate() and not growing else "not met",
+        )
+    )
+    rows.append(
+        (
+            "backlog (events appended, not yet landed), every 10 s",
+            " ".join(str(b) for b in backlog[:: max(1, len(backlog) // 12)]),
+            "growing" if growing else "not growing",
+        )
+    )
+
+
+def _soak(
+    watched: Watched,
+    stream: Stream,
+    rate: float,
+    seconds: float,
+    rows: list[tuple[str, str, str]],
+) -> None:
+    started = time.monotonic()
+    sustained, drain, _ = _stream(watched, stream, rate, seconds)
+    tenth = seconds / 10
+    first = _peak(watched.samples, started, started + tenth)
+    last = _peak(watched.samples, started + seconds - tenth, started + seconds)
+    change = (last - first) / first
+    rows.append((f"steady stream: {rate:,.0f} events/s offered", f"{sustained:,.0f} events/s", ""))
+    rows.append(
+        (
+            f"peak RSS, first vs last tenth of {seconds / 60:.0f} min",
+            f"{first / 2**30:.2f} vs {last / 2**30:.2f} GiB ({change:+.1%})",
+            "flat" if abs(change) <= 0.10 else "not flat",
+        )
+    )
+
+
+def _log(project: Path) -> list[str]:
+    path = project / ".state" / "watch" / "watch.log"
+    return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+
+
+def _report(
+    args: argparse.Namespace, size: int, rate: float, rows: list[tuple[str, str, str]]
+) -> None:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    kind = f"memory soak of {args.soak:.0f} s" if args.soak else "watch mode"
+    lines = [
+        f"# Watch benchmark ({kind}): {args.topics} topics × {args.events} events",
+        "",
+        f"- machine: {machine()}",
+        f"- landing: {args.topics} PostgreSQL-connector topics, {size / 1e6:,.1f} MB;"
+        f" one `run --watch --interval 1` process serving its Thrift endpoint",
+        f"- ceiling of `make bench` (N=300,000): {_ceiling_rate():,.0f} events/s;"
+        f" offered rate {rate:,.0f} events/s",
+        f"- measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
+        "",
+        "| measure | value | target |",
+        "|---|---|---|",
+        *(f"| {name} | {value} | {target} |" for name, value, target in rows),
+    ]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    stem = f"soak-watch-{args.soak:.0f}s" if args.soak else f"watch-{args.topics}x{args.events}"
+    (RESULTS / f"{stem}.md").write_text(text, encoding="utf-8")
+    with (RESULTS / f"{stem}.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["measure", "value", "target"])
+        writer.writerows(rows)
+
+
+if __name__ == "__main__":
+    main()

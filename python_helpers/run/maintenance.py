@@ -1,0 +1,274 @@
+"""Table maintenance: compaction, snapshot expiry, orphan files.
+
+Every merge into a merge-on-read table adds a data file and a delete file,
+every landing and build adds snapshots: left alone, reads slow down and
+storage grows without bound. After each run (``run``, each watch cycle)
+the pipeline looks at the tables of the topics it touched, plus the
+landing's own tables, with one statement over their ``snapshots``
+metadata tables, and maintains those that pass the policy (``Policy``, the
+``cdc_maintenance`` var of ``dbt_project.yml``):
+
+- *compaction* (Iceberg's ``rewrite_data_files`` with every delete applied
+  and dangling deletes removed, then ``rewrite_position_delete_files``)
+  when a table has ``compact_delete_files`` delete files or
+  ``compact_data_files`` data files;
+- *snapshot expiry* (``expire_snapshots``) when a table has more than
+  ``max_snapshots`` snapshots, keeping the newest ``keep_snapshots``: the
+  runs time travel can reach;
+- *orphan files* (``remove_orphan_files``: files no snapshot references,
+  left by a write that died before its commit) at most once every
+  ``orphan_every_hours`` per table, only files older than
+  ``orphan_min_age_hours`` (a write in flight is never that old).
+
+``python -m python_helpers maintain`` runs all three on every table (or one
+topic's) now, whatever the thresholds, and purges delete markers past
+``cdc_marker_retention_days`` when that var is set.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, fields
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from python_helpers.engine.sql_engine import SqlEngine
+from python_helpers.land.raw_store import DUPLICATES_TABLE, MANIFEST_TABLE, RAW_SCHEMA, quote
+from python_helpers.project.naming import raw_table_name
+
+PROCEDURES = "spark_catalog.system"
+ORPHANS_FILE = "maintenance-orphans.json"
+# the landing's own tables: every run appends to them
+SHARED_TABLES = (
+    f"{RAW_SCHEMA}.{MANIFEST_TABLE}",
+    f"{RAW_SCHEMA}.{DUPLICATES_TABLE}",
+    f"{RAW_SCHEMA}._run_metrics",
+)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """When the pipeline maintains a table (``cdc_maintenance`` in
+    ``dbt_project.yml`` overrides any of these)."""
+
+    compact_delete_files: int = 8
+    compact_data_files: int = 32
+    max_snapshots: int = 100
+    keep_snapshots: int = 20
+    orphan_every_hours: float = 24.0
+    orphan_min_age_hours: float = 72.0
+
+
+@dataclass(frozen=True)
+class TableHealth:
+    """A table as its newest snapshot's summary tells it."""
+
+    table: str
+    snapshots: int
+    data_files: int
+    delete_files: int
+
+
+@dataclass
+class Done:
+    """What one maintenance pass did."""
+
+    compacted: list[str]
+    expired: dict[str, int]
+    orphans: dict[str, int]
+    seconds: float = 0.0
+
+    def line(self) -> str:
+        """One line for people; empty when nothing was done."""
+        parts = []
+        if self.compacted:
+            parts.append(f"compacted {len(self.compacted)} table(s)")
+        if self.expired:
+            parts.append(f"expired {sum(self.expired.values())} snapshot(s)")
+        if self.orphans:
+            parts.append(f"removed {sum(self.orphans.values())} orphan file(s)")
+        return f"maintenance: {', '.join(parts)} in {self.seconds:.1f}s" if parts else ""
+
+
+def policy(project: Path) -> Policy:
+    """The project's policy: the defaults, overridden by the
+    ``cdc_maintenance`` var of ``dbt_project.yml``."""
+    loaded = yaml.safe_load((project / "dbt_project.yml").read_text(encoding="utf-8")) or {}
+    given: dict[str, Any] = (loaded.get("vars") or {}).get("cdc_maintenance") or {}
+    known = {f.name: f.type for f in fields(Policy)}
+    unknown = sorted(set(given) - set(known))
+    if unknown:
+        raise ValueError(f"cdc_maintenance: unknown setting(s) {', '.join(unknown)}")
+    defaults = Policy()
+    values = {name: type(getattr(defaults, name))(value) for name, value in given.items()}
+    return Policy(**values)
+
+
+def marker_retention_days(project: Path) -> int | None:
+    """``cdc_marker_retention_days`` of ``dbt_project.yml`` (None: keep markers)."""
+    loaded = yaml.safe_load((project / "dbt_project.yml").read_text(encoding="utf-8")) or {}
+    days = (loaded.get("vars") or {}).get("cdc_marker_retention_days")
+    return None if days is None else int(days)
+
+
+def topic_tables(nodes: dict[str, dict[str, Any]], topics: Iterable[str] | None) -> list[str]:
+    """The Iceberg tables of ``topics`` (None: of every topic): their
+    incremental models' (dbt's manifest nodes) and their raw tables."""
+    wanted = None if topics is None else set(topics)
+    tables: set[str] = set()
+    for node in nodes.values():
+        meta = (node.get("config") or {}).get("meta") or {}
+        topic = meta.get("cdc_topic")
+        table = (node.get("config") or {}).get("materialized") == "incremental"
+        if node["resource_type"] != "model" or not topic or not table:
+            continue
+        if wanted is None or topic in wanted:
+            tables.add(str(node["relation_name"]))
+            tables.add(f"{RAW_SCHEMA}.{raw_table_name(topic)}")
+    return sorted(tables)
+
+
+def existing(engine: SqlEngine, tables: Iterable[str]) -> list[str]:
+    """Those of ``tables`` that exist (a topic whose build failed may have none)."""
+    found = []
+    by_schema: dict[str, list[str]] = {}
+    for table in tables:
+        schema, _, name = table.partition(".")
+        by_schema.setdefault(schema, []).append(name)
+    for schema, names in sorted(by_schema.items()):
+        if not engine.sql(f"show databases like '{quote(schema)}'"):
+            continue
+        present = {row["tableName"] for row in engine.sql(f"show tables in {schema}")}
+        found += [f"{schema}.{name}" for name in names if name in present]
+    return found
+
+
+def health(engine: SqlEngine, tables: list[str]) -> list[TableHealth]:
+    """Snapshots, data and delete files of each table: one statement."""
+    if not tables:
+        return []
+    query = "\nunion all\n".join(
+        f"select '{quote(t)}' as name, count(*) as snapshots,"
+        " max_by(summary['total-data-files'], committed_at) as data_files,"
+        " max_by(summary['total-delete-files'], committed_at) as delete_files"
+        f" from {t}.snapshots"
+        for t in tables
+    )
+    return [
+        TableHealth(
+            row["name"],
+            int(row["snapshots"]),
+            int(row["data_files"] or 0),
+            int(row["delete_files"] or 0),
+        )
+        for row in engine.sql(query)
+    ]
+
+
+def compact(engine: SqlEngine, table: str) -> None:
+    """Rewrite the data files with their deletes applied, then what is left
+    of the position delete files."""
+    options = "map('delete-file-threshold', '1', 'min-input-files', '2',"
+    options += " 'remove-dangling-deletes', 'true')"
+    engine.sql(f"call {PROCEDURES}.rewrite_data_files(table => '{table}', options => {options})")
+    engine.sql(f"call {PROCEDURES}.rewrite_position_delete_files(table => '{table}')")
+
+
+def expire(engine: SqlEngine, table: str, keep: int) -> None:
+    """Expire every snapshot but the newest ``keep`` (and delete the files
+    only they referenced)."""
+    now = _literal(datetime.now(UTC))
+    engine.sql(
+        f"call {PROCEDURES}.expire_snapshots(table => '{table}', older_than => {now},"
+        f" retain_last => {keep})"
+    )
+
+
+def remove_orphans(engine: SqlEngine, table: str, min_age_hours: float) -> int:
+    """Delete files of ``table`` that no snapshot references and that are
+    older than ``min_age_hours``: how many."""
+    older = _literal(datetime.now(UTC) - timedelta(hours=min_age_hours))
+    rows = engine.sql(
+        f"call {PROCEDURES}.remove_orphan_files(table => '{table}', older_than => {older})"
+    )
+    return len(rows)
+
+
+def _literal(moment: datetime) -> str:
+    return f"timestamp '{moment.strftime('%Y-%m-%d %H:%M:%S.%f')}'"
+
+
+def maintain(
+    engine: SqlEngine,
+    tables: list[str],
+    rules: Policy,
+    state: Path,
+    force: bool = False,
+    progress: Callable[[str], Any] | None = None,
+) -> Done:
+    """Maintain ``tables`` by ``rules`` (``force``: every step on every table)."""
+    started = time.monotonic()
+    done = Done([], {}, {})
+    last_orphans = _read_orphan_times(state)
+    now = time.time()
+    for table in health(engine, existing(engine, tables)):
+        if force or (
+            table.delete_files >= rules.compact_delete_files
+            or table.data_files >= rules.compact_data_files
+        ):
+            compact(engine, table.table)
+            done.compacted.append(table.table)
+        if force or table.snapshots > rules.max_snapshots:
+            expire(engine, table.table, rules.keep_snapshots)
+            done.expired[table.table] = max(0, table.snapshots - rules.keep_snapshots)
+        # a table seen for the first time is due a period later
+        last = last_orphans.setdefault(table.table, now)
+        if force or now - last >= rules.orphan_every_hours * 3600:
+            done.orphans[table.table] = remove_orphans(
+                engine, table.table, rules.orphan_min_age_hours
+            )
+            last_orphans[table.table] = now
+    _write_orphan_times(state, last_orphans)
+    if progress is not None:
+        for after in health(engine, existing(engine, tables)):
+            progress(
+                f"{after.table}: {after.data_files} data file(s), {after.delete_files}"
+                f" delete file(s), {after.snapshots} snapshot(s)"
+            )
+    done.orphans = {t: n for t, n in done.orphans.items() if n}
+    done.expired = {t: n for t, n in done.expired.items() if n}
+    done.seconds = time.monotonic() - started
+    return done
+
+
+MARKERS_KEY = "<delete markers>"
+
+
+def markers_due(state: Path, rules: Policy) -> bool:
+    """Whether the pipeline's purge of old delete markers is due (once every
+    ``orphan_every_hours``, the first a period after the first ask); notes
+    it as done when it is."""
+    times = _read_orphan_times(state)
+    now = time.time()
+    last = times.setdefault(MARKERS_KEY, now)
+    due = now - last >= rules.orphan_every_hours * 3600
+    if due:
+        times[MARKERS_KEY] = now
+    _write_orphan_times(state, times)
+    return due
+
+
+def _read_orphan_times(state: Path) -> dict[str, float]:
+    path = state / ORPHANS_FILE
+    loaded: dict[str, float] = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    return loaded
+
+
+def _write_orphan_times(state: Path, times: dict[str, float]) -> None:
+    state.mkdir(parents=True, exist_ok=True)
+    (state / ORPHANS_FILE).write_text(json.dumps(times, sort_keys=True), encoding="utf-8")

@@ -1,0 +1,304 @@
+"""One run of the pipeline: sync, land, dbt, metrics, maintenance.
+
+``python -m python_helpers run`` (``make run``) calls ``run_once`` once;
+a watch (``run.watch``) calls it every cycle with one ``DbtSession`` that
+keeps dbt's parsed project, and a ``stopping`` check between steps: a
+stop asked for mid-run ends it after the step under way, every step
+leaving what the next run finishes (the landing's manifest commits a
+topic's batch, the build plan keeps what is not yet built).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from python_helpers.engine.watch_endpoint import state_dir
+from python_helpers.land.landing import topic_dirs
+from python_helpers.project.init_project import LANDING
+from python_helpers.project.project_check import ProjectError
+from python_helpers.project.yaml_edit import PropertiesError
+from python_helpers.run import build_plan, rebuilds
+from python_helpers.run.dbt_session import DbtSession
+from python_helpers.spec import spec_files
+from python_helpers.spec.generate import SpecError
+from python_helpers.spec.sync import sync
+
+# a project's own landing folder (`init` makes one), else this checkout's samples
+PROJECT_LANDING = Path(LANDING)
+SAMPLE_LANDING = Path("sample_landing")
+
+
+def landing_dir(value: str | None) -> Path:
+    default = PROJECT_LANDING if PROJECT_LANDING.is_dir() else SAMPLE_LANDING
+    return Path(value or os.environ.get("CDC_LANDING_DIR") or default)
+
+
+def parse_keys(values: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    keys: dict[str, tuple[str, ...]] = {}
+    for value in values:
+        topic, _, columns = value.partition("=")
+        if not topic or not columns:
+            raise SystemExit(f"--primary-key wants TOPIC=col[,col...], got {value!r}")
+        keys[topic] = tuple(c.strip() for c in columns.split(",") if c.strip())
+    return keys
+
+
+def land(args: argparse.Namespace) -> tuple[int, list[Any]]:
+    """Land what is new: (exit code, the landing's report per topic)."""
+    from python_helpers.engine.sql_engine import open_engine, target_name
+    from python_helpers.land import raw_store
+
+    landing = landing_dir(args.landing)
+    state = state_dir()
+    refuse_old_state(state)
+    known = spec_files.known_topics(Path("."))
+    fingerprint = raw_store.landing_fingerprint(landing, known)
+    changed = raw_store.changed_topics(fingerprint, state)
+    if changed is not None and not changed:
+        print(f"nothing new to land in {landing}: every file is as the last landing left it")
+        return 0, []
+    clean = raw_store.clean_topics(state)
+    raw_store.forget_landing(state)
+    unmodelled = [d.name for d in topic_dirs(landing) if d.name not in known] if known else []
+    for topic in unmodelled:
+        print(f"not landing {topic}: sync generated no schema for it (see its reason above)")
+    where = "Spark starting" if target_name() == "local" else "through the cluster target"
+    what = "every topic" if changed is None else f"{len(changed)} topic(s) with changed files"
+    print(f"landing {landing}: {what} ({where})", flush=True)
+    reports = raw_store.land_all(
+        open_engine(Path(".")),
+        landing,
+        lambda line: print(line, flush=True),
+        known,
+        bool(known),
+        changed,
+        clean,
+    )
+    new = {r.topic for r in reports if r.landed or r.rolled_back}
+    build_plan.add(state, set(known) if changed is None else new | (changed & set(known)))
+    raw_store.remember_landing(fingerprint, state)
+    header = ("topic", "files", "unchanged", "read", "landed", "already", "unreadable", "s")
+    print(f"{header[0]:<40}" + "".join(f"{h:>11}" for h in header[1:]))
+    for r in reports:
+        cells = (r.files_read, r.files_unchanged, r.read, r.landed, r.already_landed, r.unreadable)
+        print(f"{r.topic:<40}" + "".join(f"{c:>11}" for c in cells) + f"{r.seconds:>11.1f}")
+    total = sum(r.landed for r in reports)
+    print(f"{total} record(s) landed into {raw_store.RAW_SCHEMA}.<topic> (Iceberg)")
+    return 0, reports
+
+
+def refuse_old_state(state: Path) -> None:
+    """The first layout kept raw records as JSON files under <state>/raw,
+    read through external JSON tables: it cannot be appended to."""
+    if any((state / "raw").glob("*/batch-*.jsonl")):
+        raise SystemExit(
+            f"error: {state} holds a landing of the older layout (JSON files under"
+            f" {state / 'raw'}). Raw tables are Iceberg tables now: run `make clean`"
+            " (or delete that folder), then `make run` to land and build again from"
+            " the landing folder; nothing is lost, the landing is the source."
+        )
+
+
+def sync_step(args: argparse.Namespace) -> int:
+    try:
+        result = sync(
+            Path(args.project),
+            landing_dir(args.landing),
+            parse_keys(args.primary_key),
+            args.check,
+            state_dir=state_dir(),
+            progress=lambda line: print(line, flush=True),
+        )
+    except (ProjectError, PropertiesError, FileExistsError, SpecError) as error:
+        print(f"error: sync left the project unchanged past this point: {error}", file=sys.stderr)
+        return 1
+    for topic, reason in sorted(result.skipped.items()):
+        print(f"skipped {topic}: {reason}", file=sys.stderr)
+    if not args.check:
+        build_plan.add(state_dir(), result.respecified)
+    if result.rebuild and not args.check:
+        rebuilds.add(state_dir(), result.rebuild)
+        for topic in result.rebuild:
+            print(f"{topic}: its models are rebuilt from the raw landing by the next `run`")
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if args.check:
+        if result.generated_changed:
+            paths = result.declared + result.stale + result.models
+            stale = ", ".join(str(path) for path in paths[:5])
+            more = f" and {len(paths) - 5} more" if len(paths) > 5 else ""
+            print(f"out of date: {stale}{more}; run `python -m python_helpers sync`")
+            return 1
+        print("generated schemas are up to date")
+        return 0
+    print(
+        f"{len(result.specs)} topic(s) synced ({result.files_unchanged} with nothing new,"
+        f" {result.bytes_scanned / 1e6:.1f} MB scanned); generated schemas "
+        f"{'updated' if result.generated_changed else 'unchanged'}"
+    )
+    for path in result.declared:
+        print(f"declared {path}")
+    for path in result.scaffolded:
+        print(f"scaffolded {path}")
+    for path in result.models:
+        print(f"regenerated {path}")
+    for path in result.moved:
+        print(f"moved the properties of generated models out of {path} (now generated)")
+    return 0
+
+
+Stopping = Callable[[], bool]
+
+
+def run_once(
+    args: argparse.Namespace, dbt: DbtSession, stopping: Stopping = lambda: False
+) -> tuple[int, list[Any]]:
+    """sync, land and dbt in one process (one JVM and metastore start-up),
+    then the run's metrics and maintenance: (exit code, the metrics rows
+    of the topics it touched). ``stopping`` is asked between steps."""
+    from python_helpers.run.metrics import from_landing
+    from python_helpers.run.run_record import RunRecord
+
+    steps: list[tuple[str, float]] = []
+    started = time.monotonic()
+    run_started = datetime.now(UTC)
+    code = sync_step(args)
+    steps.append(("sync", time.monotonic() - started))
+    if code or stopping():
+        return code, []
+    code, reports = land(args)
+    steps.append(("land", time.monotonic() - started))
+    record = RunRecord(from_landing(time.time_ns() // 1000, run_started, reports))
+    if code or stopping():
+        record.keep(time.monotonic() - started)
+        return code, list(record.rows.values())
+    dbt_args = [a for a in args.dbt_args if a != "--"] or ["build"]
+    if topics := rebuilds.pending(state_dir()):
+        rebuild = ["build", "--full-refresh", "--select", *rebuilds.selectors(topics)]
+        print(f"dbt {' '.join(rebuild)}", flush=True)
+        record.dbt_starts(topics)
+        result = dbt.invoke(rebuild)
+        record.dbt_done(result)
+        if not result.success:
+            print(f"the rebuild of {', '.join(topics)} failed; the next run tries again")
+        else:
+            rebuilds.done(state_dir())
+        steps.append(("rebuild", time.monotonic() - started))
+    planned = build_plan.plan(state_dir(), Path("."), dbt_args, args.all)
+    if planned.args is None:
+        print(f"{planned.reason}: no dbt (`run --all` builds everything)")
+    elif not stopping():
+        record.dbt_starts(planned.topics)
+        if not _build(args, dbt, dbt_args, planned, steps, started, record):
+            record.keep(time.monotonic() - started)
+            return 1, list(record.rows.values())
+    if args.show and planned.args is not None:
+        from python_helpers.engine.show import built_current_models, show_results
+
+        only = built_current_models(Path("."), planned.topics) if planned.narrowed else None
+        print(show_results(Path("."), args.rows, only=only))
+    record.keep(time.monotonic() - started)
+    if not stopping():
+        maintain_after(record.rows, dbt)
+        steps.append(("maintenance", time.monotonic() - started))
+    return _export(args) or _done(started, steps), list(record.rows.values())
+
+
+def maintain_after(touched: Any, dbt: DbtSession) -> None:
+    """The pipeline's maintenance of the tables a run touched (policy in
+    ``run.maintenance``); a failure is reported and changes nothing else."""
+    from python_helpers.engine.sql_engine import open_engine
+    from python_helpers.run import maintenance, metrics
+
+    if not touched:
+        return
+    try:
+        nodes = metrics.manifest_nodes(Path("target") / "manifest.json")
+        tables = [*maintenance.topic_tables(nodes, touched), *maintenance.SHARED_TABLES]
+        rules = maintenance.policy(Path("."))
+        done = maintenance.maintain(open_engine(Path(".")), tables, rules, state_dir())
+    except Exception as error:  # noqa: BLE001 - the run's data is committed already
+        print(f"warning: maintenance failed, the next run tries again: {error}", file=sys.stderr)
+        return
+    if line := done.line():
+        print(line)
+    days = maintenance.marker_retention_days(Path("."))
+    if days is not None and maintenance.markers_due(state_dir(), rules):
+        purge_markers(dbt, days)
+
+
+def _build(
+    args: argparse.Namespace,
+    dbt: DbtSession,
+    dbt_args: list[str],
+    planned: build_plan.Plan,
+    steps: list[tuple[str, float]],
+    started: float,
+    record: Any,
+) -> bool:
+    """Run the planned dbt build (and source freshness): whether it succeeded."""
+    assert planned.args is not None
+    print(f"dbt {' '.join(planned.args)}  ({planned.reason})", flush=True)
+    result = dbt.invoke(planned.args)
+    record.dbt_done(result)
+    steps.append(("dbt " + dbt_args[0], time.monotonic() - started))
+    if not result.success:
+        if result.exception is not None:  # dbt could not start: say why
+            print(f"dbt failed: {result.exception}", file=sys.stderr)
+        return False
+    build_plan.succeeded(state_dir(), Path("."), planned)
+    if args.freshness:
+        _source_freshness(dbt, dbt_args, planned.topics if planned.narrowed else None)
+        steps.append(("freshness", time.monotonic() - started))
+    return True
+
+
+def _export(args: argparse.Namespace) -> int:
+    """``run --export``: write the asked tables as JSON."""
+    if args.export:
+        from python_helpers.engine.export import export_json
+
+        Path(args.export).write_text(export_json(Path("."), args.export_table), encoding="utf-8")
+    return 0
+
+
+def _done(started: float, steps: list[tuple[str, float]]) -> int:
+    """Print how long each step of a run took."""
+    begins = [0.0] + [at for _, at in steps]
+    summary = ", ".join(f"{name} {at - begins[i]:.1f}s" for i, (name, at) in enumerate(steps))
+    print(f"done in {time.monotonic() - started:.1f}s ({summary})")
+    return 0
+
+
+def _source_freshness(dbt: DbtSession, dbt_args: list[str], topics: list[str] | None) -> None:
+    """`dbt source freshness` (same target as ``dbt_args``), as a table: of
+    the sources of ``topics`` (None: of every source)."""
+    from python_helpers.engine.freshness import freshness_rows, render
+
+    target = []
+    if "--target" in dbt_args[:-1]:
+        target = ["--target", dbt_args[dbt_args.index("--target") + 1]]
+    selection = ["--select", *rebuilds.selectors(topics)] if topics else []
+    if topics == []:
+        return
+    result = dbt.invoke(["--quiet", "source", "freshness", *target, *selection])
+    if result.exception is not None:
+        print(f"source freshness failed: {result.exception}", file=sys.stderr)
+        return
+    print(render(freshness_rows(result.result)))
+
+
+def purge_markers(dbt: DbtSession, days: int) -> int:
+    """The delete markers older than ``days``: purged by the project's own
+    operation (``cdc_purge_delete_markers``)."""
+    operation = ["run-operation", "cdc_purge_delete_markers"]
+    result = dbt.invoke([*operation, "--args", json.dumps({"older_than_days": days})])
+    return 0 if result.success else 1

@@ -1,0 +1,112 @@
+"""``run --watch`` (``make watch``): the pipeline as one long-lived process.
+
+Spark starts once and stays warm; dbt's parsed project is kept while the
+project's files are unchanged (``DbtSession``). Every ``--interval``
+seconds a cycle runs the pipeline (``pipeline.run_once``): sync and the
+landing's fingerprint notice grown and new files without Spark, and only
+the topics that changed are landed and built. Each cycle that did
+something prints one line (``metrics.summary_line``); the cycle's own
+output goes to ``<state>/watch/watch.log``.
+
+On the local target the watch serves its tables over Thrift
+(``watch_endpoint``), so other processes can read them while it runs.
+SIGINT (Ctrl-C) or SIGTERM stops it after the step under way; a second
+one stops it at once (what the next run cannot finish is never left: a
+landing batch is committed by its manifest rows, a build not done stays
+planned).
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from contextlib import redirect_stderr, redirect_stdout
+from datetime import UTC, datetime
+from pathlib import Path
+from types import FrameType
+
+from python_helpers.engine import thrift, watch_endpoint
+from python_helpers.engine.sql_engine import target_name
+from python_helpers.run import metrics, pipeline
+from python_helpers.run.dbt_session import DbtSession
+
+LOG_FILE = Path("watch") / "watch.log"
+RETRY_SECONDS = 10.0
+
+
+class StopRequest:
+    """Set by the first SIGINT or SIGTERM; the second one interrupts."""
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+
+    def install(self) -> None:
+        for number in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(number, self._handle)
+
+    def _handle(self, number: int, frame: FrameType | None) -> None:
+        if self.event.is_set():
+            raise KeyboardInterrupt
+        self.event.set()
+        name = signal.Signals(number).name
+        # the console, not the cycle's log (stdout may be redirected to it)
+        print(f"{_now()} stopping after the current step ({name})", file=sys.__stdout__)
+
+    def asked(self) -> bool:
+        return self.event.is_set()
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%H:%M:%S")
+
+
+def watch(args: argparse.Namespace) -> int:
+    """Run cycles until stopped (or ``--cycles`` of them); exit code 0 once
+    stopped, whatever a cycle did (a failed cycle is retried by the next)."""
+    state = watch_endpoint.state_dir()
+    stop = StopRequest()
+    stop.install()
+    log_path = state / LOG_FILE
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    serving = target_name() == "local" and args.serve_port != 0
+    if serving:
+        from python_helpers.engine.spark_session import local_spark, local_spark_conf
+
+        port = args.serve_port or thrift.cluster_port(Path("."))
+        conf = watch_endpoint.serving_conf(local_spark_conf(Path(".")))
+        spark = local_spark(Path("."), conf)
+        watch_endpoint.serve(spark, state, port)
+        print(
+            f"{_now()} serving the tables on {thrift.HOST}:{port}: from another shell,"
+            " `python -m python_helpers export|show|report` and"
+            " `python -m python_helpers dbt <command>` go through it"
+        )
+    print(
+        f"{_now()} watching {pipeline.landing_dir(args.landing)} every {args.interval:g}s"
+        f" (log {log_path}); Ctrl-C or SIGTERM stops after the current step",
+        flush=True,
+    )
+    dbt = DbtSession(keep_parsed=True, quiet=True)
+    cycles = 0
+    try:
+        while not stop.asked():
+            log = log_path.open("a", encoding="utf-8")
+            with log, redirect_stdout(log), redirect_stderr(log):
+                print(f"--- cycle {cycles + 1} at {datetime.now(UTC).isoformat()}")
+                code, rows = pipeline.run_once(args, dbt, stop.asked)
+            failed = f"; FAILED (exit {code}, see {log_path}), retrying" if code else ""
+            if rows or code:
+                line = metrics.summary_line(rows) if rows else "the cycle"
+                print(f"{_now()} {line}{failed}", flush=True)
+            cycles += 1
+            if args.cycles and cycles >= args.cycles:
+                break
+            # after a failure, not faster than every RETRY_SECONDS
+            stop.event.wait(max(args.interval, RETRY_SECONDS) if code else args.interval)
+    finally:
+        if serving:
+            watch_endpoint.stop_serving(state)
+    print(f"{_now()} watch stopped after {cycles} cycle(s)", file=sys.stdout, flush=True)
+    return 0
