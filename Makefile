@@ -120,7 +120,7 @@ EVENTS ?= 200
 bench-topics: setup $(BENCH_STAMP)
 	$(PY) -m bench.topics --topics $(TOPICS) --events $(EVENTS) $(if $(PARSE_ONLY),--parse-only)
 
-## make bench-watch [TOPICS=100 WATCH_EVENTS=20 APPENDS=20 RUNS=200 STREAM=600]:
+## make bench-watch [TOPICS=100 WATCH_EVENTS=20 APPENDS=20 RUNS=200 STREAM=600 RATE=]:
 ## one watch process on a generated database, read from a second process:
 ## latency of one appended event, read time after RUNS runs, throughput of
 ## a steady stream at half the ceiling of `make bench`
@@ -130,13 +130,14 @@ RUNS ?= 200
 STREAM ?= 600
 bench-watch: setup $(BENCH_STAMP)
 	$(PY) -m bench.watch --topics $(TOPICS) --events $(WATCH_EVENTS) --appends $(APPENDS) \
-		--runs $(RUNS) --stream $(STREAM)
+		--runs $(RUNS) --stream $(STREAM) $(if $(RATE),--rate $(RATE))
 
-## make soak-watch [SOAK=3600]: a watch under a steady stream for an hour:
+## make soak-watch [SOAK=3600 RATE=events/s]: a watch under a steady stream for an hour:
 ## its peak memory in the first and last tenth (not part of make test)
 SOAK ?= 3600
 soak-watch: setup $(BENCH_STAMP)
-	$(PY) -m bench.watch --topics $(TOPICS) --events $(WATCH_EVENTS) --soak $(SOAK)
+	$(PY) -m bench.watch --topics $(TOPICS) --events $(WATCH_EVENTS) --soak $(SOAK) \
+		$(if $(RATE),--rate $(RATE))
 
 ## make bench-mongodb [N=100000]: the MongoDB patch replay on a generated
 ## 2.x topic: full build, a 1 % batch on the stored state, nothing new

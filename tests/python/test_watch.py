@@ -10,7 +10,8 @@ project's defaults); its cycles compact and expire by the policy; a SIGTERM
 sent while a cycle lands stops it after that step, and the next `run`
 finishes the cycle's work, every landed record accounted for (the
 topic's dbt tests, in `run`'s build). `maintain` then compacts the tables
-to no delete file, the rows unchanged.
+to no delete file, the rows unchanged, and purges the delete markers past
+their retention (`cdc_marker_retention_days: 0` here).
 """
 
 from __future__ import annotations
@@ -41,6 +42,9 @@ POLICY = {  # tight enough to act within the module's few cycles
     "compact_delete_files: 8": "compact_delete_files: 2",
     "max_snapshots: 100": "max_snapshots: 4",
     "keep_snapshots: 20": "keep_snapshots: 2",
+    # markers of any age: purged by `maintain` (the pipeline's own purge is
+    # due a day after the first run only)
+    "cdc_marker_retention_days: null": "cdc_marker_retention_days: 0",
 }
 
 
@@ -146,7 +150,9 @@ def watched(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     result["serving_left"] = (state / "watch" / "serving.json").exists()
     result["run_after"] = run_in(project, state, *helpers, "run")
     result["export_after"] = run_in(project, state, *helpers, "export", CURRENT)
+    result["state_before"] = run_in(project, state, *helpers, "export", f"{CURRENT}__state")
     result["maintain"] = run_in(project, state, *helpers, "maintain", "--topic", TOPIC)
+    result["state_after"] = run_in(project, state, *helpers, "export", f"{CURRENT}__state")
     result["export_maintained"] = run_in(project, state, *helpers, "export", CURRENT)
     return result
 
@@ -195,3 +201,12 @@ def test_maintain_compacts_to_no_delete_file_and_changes_no_row(watched: dict[st
     before, after = (json.loads(watched[k])[CURRENT] for k in ("export_after", "export_maintained"))
     assert before["types"] == after["types"]
     assert sorted(before["rows"]) == sorted(after["rows"])  # compaction may reorder
+
+
+def test_maintain_purges_delete_markers_past_their_retention(watched: dict[str, Any]) -> None:
+    def ops(output: str) -> list[str]:
+        rows = json.loads(output)[f"{CURRENT}__state"]["rows"]
+        return sorted(json.loads(row)["_cdc_op"] for row in rows)
+
+    assert "d" in ops(watched["state_before"])  # the sample deletes a customer
+    assert ops(watched["state_after"]) == [op for op in ops(watched["state_before"]) if op != "d"]
