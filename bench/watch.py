@@ -86,6 +86,14 @@ class Watched:
             time.sleep(2)
 
 
+class Rows(list[tuple[str, str, str]]):
+    """The report's rows, each printed as soon as it is measured."""
+
+    def append(self, row: tuple[str, str, str]) -> None:
+        print(" | ".join(row), flush=True)
+        super().append(row)
+
+
 class Stream:
     """Topic ``number``'s events after its landing: updates and creates of
     its keys, stamped with the wall clock (so the metrics' lag is real)."""
@@ -97,6 +105,9 @@ class Stream:
         self.next_key = 1_000_000
         self.folder = landing / topic_name(number)
         self.files = 0
+        for earlier in sorted(self.folder.glob("s*.jsonl")):  # a reused landing's
+            self.files += 1
+            self.offset += len(earlier.read_text(encoding="utf-8").splitlines())
 
     def append(self, count: int, new_key: int | None = None) -> None:
         """Append ``count`` events as one new file (a create of ``new_key``
@@ -204,14 +215,23 @@ def main() -> None:
     parser.add_argument("--stream", type=float, default=600.0, help="seconds of steady stream")
     parser.add_argument("--rate", type=float, help="events/s (default: 0.5 x the ceiling)")
     parser.add_argument("--soak", type=float, help="seconds: the memory soak only")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="keep the project and landing of the last run of this size (its first build)",
+    )
     args = parser.parse_args()
     rate = args.rate or 0.5 * _ceiling_rate()
     work = REPO / ".state" / "bench-watch" / f"{args.topics}x{args.events}"
-    if work.exists():
-        shutil.rmtree(work)
-    size = generate(work / "data", args.topics, args.events)
     landing = work / "data" / "landing"
-    project = fresh_project(REPO, work / "project")
+    if args.reuse and (work / "project" / ".state" / "warehouse").exists():
+        size = sum(f.stat().st_size for f in landing.rglob("*.jsonl"))
+        project = work / "project"
+    else:
+        if work.exists():
+            shutil.rmtree(work)
+        size = generate(work / "data", args.topics, args.events)
+        project = fresh_project(REPO, work / "project")
     state = project / ".state"
     env = os.environ | {
         "CDC_STATE_DIR": str(state),
@@ -232,12 +252,13 @@ def main() -> None:
         )
     watched = Watched(process, output)
     threading.Thread(target=watched.sample_memory, daemon=True).start()
-    rows: list[tuple[str, str, str]] = []
+    rows = Rows()
     try:
         started = time.monotonic()
         _wait(lambda: len(watched.cycles()) >= 1, "the first cycle", timeout=3600)
         first = time.monotonic() - started
-        rows.append(("first cycle: land and build every topic", f"{first:.1f} s", ""))
+        what = "catch up a reused landing" if args.reuse else "land and build every topic"
+        rows.append((f"first cycle: {what}", f"{first:.1f} s", ""))
         if args.soak:
             _soak(watched, Stream(landing, 2, args.events), rate, args.soak, rows)
         else:
@@ -248,6 +269,19 @@ def main() -> None:
             process.wait(timeout=300)
         except subprocess.TimeoutExpired:
             process.kill()
+    if not args.soak and watched.samples:  # the whole bench after the first cycle
+        since, until = started + first, watched.samples[-1][0]
+        tenth = (until - since) / 10
+        early = _peak(watched.samples, since, since + tenth)
+        late = _peak(watched.samples, until - tenth, until)
+        rows.append(
+            (
+                f"peak RSS, first vs last tenth of the {(until - since) / 60:.0f} min after"
+                " the first cycle",
+                f"{early / 2**30:.2f} vs {late / 2**30:.2f} GiB ({(late - early) / early:+.1%})",
+                "",
+            )
+        )
     peak = max((rss for _, rss in watched.samples), default=0)
     rows.append(("peak memory of the watch (RSS, process and JVM)", f"{peak / 2**30:.2f} GiB", ""))
     _report(args, size, rate, rows)
@@ -260,7 +294,7 @@ def _measure(
     port: int,
     args: argparse.Namespace,
     rate: float,
-    rows: list[tuple[str, str, str]],
+    rows: Rows,
 ) -> None:
     from pyhive import hive  # type: ignore[import-untyped]
 
@@ -269,8 +303,8 @@ def _measure(
     read_first = _read_seconds(cursor, relation)
     changes = Stream(landing, 1, args.events)
     latencies = []
-    for number in range(args.appends):
-        key = 5_000_000 + number
+    for _ in range(args.appends):
+        key = 5_000_000 + changes.offset  # new in every run, a reused landing too
         appended = time.monotonic()
         changes.append(1, new_key=key)
         _wait(lambda k=key: _sees(cursor, relation, k), f"key {key}", timeout=300)
@@ -324,7 +358,7 @@ def _soak(
     stream: Stream,
     rate: float,
     seconds: float,
-    rows: list[tuple[str, str, str]],
+    rows: Rows,
 ) -> None:
     started = time.monotonic()
     sustained, drain, _ = _stream(watched, stream, rate, seconds)
@@ -347,9 +381,7 @@ def _log(project: Path) -> list[str]:
     return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
 
 
-def _report(
-    args: argparse.Namespace, size: int, rate: float, rows: list[tuple[str, str, str]]
-) -> None:
+def _report(args: argparse.Namespace, size: int, rate: float, rows: Rows) -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     kind = f"memory soak of {args.soak:.0f} s" if args.soak else "watch mode"
     lines = [
