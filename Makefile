@@ -120,7 +120,7 @@ EVENTS ?= 200
 bench-topics: setup $(BENCH_STAMP)
 	$(PY) -m bench.topics --topics $(TOPICS) --events $(EVENTS) $(if $(PARSE_ONLY),--parse-only)
 
-## make bench-watch [TOPICS=100 WATCH_EVENTS=20 APPENDS=20 RUNS=200 STREAM=600 RATE=]:
+## make bench-watch [TOPICS=100 WATCH_EVENTS=20 APPENDS=20 RUNS=200 STREAM=600 RATE= REUSE=1]:
 ## one watch process on a generated database, read from a second process:
 ## latency of one appended event, read time after RUNS runs, throughput of
 ## a steady stream at half the ceiling of `make bench`
@@ -130,7 +130,7 @@ RUNS ?= 200
 STREAM ?= 600
 bench-watch: setup $(BENCH_STAMP)
 	$(PY) -m bench.watch --topics $(TOPICS) --events $(WATCH_EVENTS) --appends $(APPENDS) \
-		--runs $(RUNS) --stream $(STREAM) $(if $(RATE),--rate $(RATE))
+		--runs $(RUNS) --stream $(STREAM) $(if $(RATE),--rate $(RATE)) $(if $(REUSE),--reuse)
 
 ## make soak-watch [SOAK=3600 RATE=events/s]: a watch under a steady stream for an hour:
 ## its peak memory in the first and last tenth (not part of make test)

@@ -196,7 +196,7 @@ def _stream(
     _wait(
         lambda: sum(watched.cycles()) - landed_before >= appended,
         "the stream to drain",
-        timeout=max(300.0, seconds),
+        timeout=max(300.0, 3 * seconds),
     )
     elapsed = time.monotonic() - started
     return appended / elapsed, elapsed - seconds, backlog
