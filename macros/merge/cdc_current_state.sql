@@ -23,6 +23,9 @@
     batch still fills (or corrects) it: the stored row is then re-emitted at
     its own position with the value (the merge condition is `>=`).
 
+    Vanished keys: with `cdc_snapshot_deletes`, a complete snapshot landed
+    in the batch deletes the keys it lacks (cdc_snapshot_deletes.sql).
+
     Truncates (op t): every event older than the newest truncate of the
     topic (in any batch, landed before or with this one) is dropped here,
     and the pre-hook cdc_apply_truncates deletes the stored rows older than a
@@ -51,6 +54,9 @@
     {%- set positions = '_cdc_value_positions' in stored_names -%}
     {%- set newer = 'true' if stored is none else
         '(stored._cdc_position is null or latest.newest._cdc_position > stored._cdc_position)' -%}
+    {#- keys a complete snapshot of this batch lacks: deleted (see
+        cdc_snapshot_deletes.sql) -#}
+    {%- set snapshots = cdc_completed_snapshots(staging, columns, watermark) -%}
     {%- set fixes = [] -%}
     select
         {%- for column in columns %}
@@ -136,7 +142,17 @@
                         null, changes._cdc_position)
                 ) as `_cdc_known_{{ name }}`
                 {%- endfor %}
+            {%- if snapshots %}
+            from (
+                select * from {{ relation }}
+                {%- for snapshot in snapshots %}
+                union all
+                {{ cdc_vanished_key_deletes(relation, stored, columns, keys, snapshot, watermark) }}
+                {%- endfor %}
+            ) as changes
+            {%- else %}
             from {{ relation }} as changes
+            {%- endif %}
             where
                 changes._cdc_op != 't'
                 and {{ cdc_new_batches_filter('changes._landing_batch', watermark) }}

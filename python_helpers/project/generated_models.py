@@ -73,7 +73,7 @@ def _templates(
     wanted = {
         "base": base,
         "quarantine": ("quarantine", common),
-        "state": ("state", keyed),
+        "state": ("state", keyed | {"snapshot_deletes": settings.get("snapshot_deletes")}),
         "history": ("history", keyed),
         "heartbeats": ("heartbeats", common),
     }

@@ -26,8 +26,11 @@ FIELD_DOCS = {
     " for a snapshot read, when the row was read.",
     "ts_us": "`ts_ms` in microseconds.",
     "ts_ns": "`ts_ms` in nanoseconds.",
-    "snapshot": "Whether the event is part of a snapshot: `true`, `first`, `last`,"
-    " `incremental`, or `false` / null for a streamed change.",
+    "snapshot": "Whether the event is part of a snapshot: `first`,"
+    " `first_in_data_collection`, `true`, `last_in_data_collection`, `last`,"
+    " `incremental`, or `false` / null for a streamed change; `vanished` on a"
+    " delete marker the merge made for a key a complete snapshot lacked"
+    " (`snapshot_deletes`).",
     "db": "Source database.",
     "sequence": "Extra ordering information of the connector, as a JSON text"
     " (PostgreSQL: the last committed and the current LSN).",

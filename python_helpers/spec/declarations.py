@@ -2,7 +2,8 @@
 
 A declaration holds what a person decides about a topic (its primary key,
 model name, history, where its schema comes from, the converter's decimal
-format, the schema-change policy, the largest value it parses); everything
+format, the schema-change policy, the largest value it parses, whether a
+complete snapshot deletes the keys it lacks); everything
 else is derived by ``sync`` from it and from the topic's schema blocks.
 
 A landing folder's ``topic.yml`` is input: ``sync`` imports it into the
@@ -34,6 +35,7 @@ SETTINGS = (
     "decimal_format",
     "schema_changes",
     "max_value_bytes",
+    "snapshot_deletes",
 )
 _IMPORTED = re.compile(r"^# imported: ([0-9a-f]{32}) ", re.MULTILINE)
 _HEADER = (

@@ -136,12 +136,17 @@ def _schema_changes(config: Declared) -> str:
     return _choice(config, "schema_changes", POLICIES, "see schema_evolution")
 
 
+def _flag(config: Declared, name: str) -> bool:
+    """A true/false setting (false when absent)."""
+    value = config.settings.get(name, False)
+    if not isinstance(value, bool):
+        raise SpecError(f"{config.origin}: {name} is {value!r}; expected true or false")
+    return value
+
+
 def _wants_history(config: Declared) -> bool:
     """``history: true``: scaffold an SCD type 2 history model."""
-    value = config.settings.get("history", False)
-    if not isinstance(value, bool):
-        raise SpecError(f"{config.origin}: history is {value!r}; expected true or false")
-    return value
+    return _flag(config, "history")
 
 
 def _validated(config: Declared) -> Declared:
@@ -150,6 +155,7 @@ def _validated(config: Declared) -> Declared:
     _decimal_format(config)
     _schema_changes(config)
     _wants_history(config)
+    _flag(config, "snapshot_deletes")
     limit = config.settings.get("max_value_bytes")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise SpecError(f"{config.origin}: max_value_bytes is {limit!r}; expected bytes, >= 1")

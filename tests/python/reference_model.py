@@ -118,18 +118,55 @@ def position(event: dict[str, Any]) -> tuple[int, ...]:
     return (source["lsn"], event["_offset"])
 
 
-def current_state(changes: list[dict[str, Any]], *key: str) -> dict[Any, dict[str, Any]]:
+SNAPSHOT_STARTS = {"first", "first_in_data_collection"}
+SNAPSHOT_ENDS = {"last", "last_in_data_collection"}
+
+
+def complete_snapshots(changes: list[dict[str, Any]]) -> dict[tuple[int, ...], list[Any]]:
+    """The complete blocking snapshots among ``changes``: first position ->
+    the row images read. A snapshot is the reads (op r, source.snapshot not
+    false or incremental) at one position less the Kafka offset; complete
+    when its end marker is there, its start marker too (or it is a single
+    read: a one-row table's read is marked as the end), and its offsets in
+    each partition have no gap."""
+    groups: dict[tuple[int, ...], list[dict[str, Any]]] = {}
+    for event in changes:
+        marker = str(event["source"].get("snapshot"))
+        if event["op"] == "r" and marker not in ("false", "incremental", "None"):
+            groups.setdefault(position(event)[:-1], []).append(event)
+    complete = {}
+    for reads in groups.values():
+        markers = {str(e["source"]["snapshot"]) for e in reads}
+        offsets: dict[int, set[int]] = {}
+        for event in reads:
+            offsets.setdefault(event.get("_partition", 0), set()).add(event["_offset"])
+        gapless = all(max(o) - min(o) + 1 == len(o) for o in offsets.values())
+        started = bool(markers & SNAPSHOT_STARTS) or len(reads) == 1
+        if markers & SNAPSHOT_ENDS and started and gapless:
+            complete[min(map(position, reads))] = [e["after"] for e in reads]
+    return complete
+
+
+def current_state(
+    changes: list[dict[str, Any]], *key: str, snapshot_deletes: bool = False
+) -> dict[Any, dict[str, Any]]:
     """Apply changes in source order (``position``); returns the final row
     per key (the key value, or a tuple of values for a composite key). A
     column holding the unavailable-value placeholder (TOAST) keeps the key's
-    previous value, None when there is none."""
+    previous value, None when there is none. With ``snapshot_deletes``, a
+    complete snapshot empties the state of every key it did not read, at
+    its first position."""
 
     def key_of(row: dict[str, Any]) -> Any:
         values = tuple(row[k] for k in key)
         return values[0] if len(values) == 1 else values
 
+    snapshots = complete_snapshots(changes) if snapshot_deletes else {}
     state: dict[Any, dict[str, Any]] = {}
     for event in sorted(changes, key=position):
+        if position(event) in snapshots:
+            read = {key_of(row) for row in snapshots[position(event)]}
+            state = {k: row for k, row in state.items() if k in read}
         if event["op"] == "t":
             state.clear()
         elif event["op"] == "d":

@@ -1,0 +1,158 @@
+{#-
+    Vanished keys: a key deleted while the connector was down (or while it
+    re-snapshots) produces no delete event; the re-snapshot simply lacks it.
+    For a current-state model whose topic declares `snapshot_deletes: true`
+    (config `cdc_snapshot_deletes`, else the project variable of that name;
+    off by default: a filtered snapshot, Debezium's `additional-conditions`
+    or `snapshot.select.statement.overrides`, looks exactly like a full one
+    in the events), each complete snapshot of the topic that ends in the
+    batches a run merges deletes the keys that are in the state (or in the
+    merged batches) at a position older than the snapshot's start and absent
+    from the snapshot.
+
+    A snapshot of a topic is the set of its read events (op r, source.snapshot
+    neither false nor incremental) at one source position: a blocking or
+    initial snapshot reads every row at the position it took at its start
+    (the Kafka offset, the last part of _cdc_position, tells them apart). It
+    is complete when:
+      - its end marker landed (`last_in_data_collection`, or `last` for the
+        last table of the snapshot), and
+      - its start marker landed (`first_in_data_collection`, or `first` for
+        the first table), unless the snapshot is one event (a one-row table:
+        Debezium marks that row as the end), and
+      - in every Kafka partition its events hold consecutive offsets: a
+        record of it that was quarantined, not landed, or compacted away
+        leaves a gap, and a gapped snapshot deletes nothing.
+    Incremental (signal-driven) snapshots carry no end marker in the change
+    events, so they never delete; their reads are ordered by position like
+    any event (a read never overwrites a newer streamed change).
+
+    The deletion is a delete event made by the merge, at the snapshot's
+    first position: it keeps a delete marker like a streamed delete, a newer
+    streamed event of the key still wins, an older one landing later does
+    not bring the key back. Its `_cdc_source_snapshot` is `vanished`, its
+    `_cdc_source_committed_at` the snapshot's newest read time.
+-#}
+
+{#- The complete snapshots whose end marker is in the staging batches after
+    `watermark` (-1 or none: all): dicts of `started_at` (the
+    first position, as text), `prefix` (the position without the offset, as
+    text), `landing_batch` and `read_at`. Empty unless enabled. -#}
+{% macro cdc_completed_snapshots(staging, columns, watermark) -%}
+    {%- set names = columns | map(attribute='name') | list -%}
+    {%- if not execute or staging is none or '_cdc_source_snapshot' not in names
+        or not config.get('cdc_snapshot_deletes', var('cdc_snapshot_deletes', false)) -%}
+        {{- return([]) -}}
+    {%- endif -%}
+    {%- set ended = run_query(
+        "select distinct " ~ _cdc_snapshot_prefix('_cdc_position') ~ " from " ~ staging
+        ~ " where _cdc_op = 'r'"
+        ~ " and _cdc_source_snapshot in ('last', 'last_in_data_collection') and "
+        ~ cdc_new_batches_filter('_landing_batch', watermark if watermark is not none else -1)
+    ).columns[0].values() -%}
+    {%- if not ended -%}
+        {{- return([]) -}}
+    {%- endif -%}
+    {%- set found -%}
+        select
+            snapshots.prefix,
+            cast(min(snapshots.started_at) as string) as started_at,
+            max(snapshots.landing_batch) as landing_batch,
+            cast(max(snapshots.read_at) as string) as read_at
+        from (
+            select
+                {{ _cdc_snapshot_prefix('reads._cdc_position') }} as prefix,
+                min(reads._cdc_position) as started_at,
+                max(reads._landing_batch) as landing_batch,
+                max(reads._cdc_source_committed_at) as read_at,
+                count(distinct reads._kafka_offset)
+                = max(reads._kafka_offset) - min(reads._kafka_offset) + 1 as is_gapless,
+                count_if(reads._cdc_source_snapshot in ('first', 'first_in_data_collection'))
+                > 0 as has_start,
+                count(*) as events
+            from {{ staging }} as reads
+            where
+                {{ _cdc_is_snapshot_read('reads') }}
+                and {{ _cdc_snapshot_prefix('reads._cdc_position') }} in (
+                    {%- for prefix in ended %}'{{ prefix }}'{{ ", " if not loop.last }}{% endfor -%}
+                )
+            group by 1, reads._kafka_partition
+        ) as snapshots
+        group by snapshots.prefix
+        having bool_and(snapshots.is_gapless)
+            and (bool_or(snapshots.has_start) or sum(snapshots.events) = 1)
+    {%- endset -%}
+    {%- set complete = [] -%}
+    {%- for row in run_query(found).rows -%}
+        {%- do complete.append({'prefix': row[0], 'started_at': row[1],
+            'landing_batch': row[2] | int, 'read_at': row[3]}) -%}
+    {%- endfor -%}
+    {{- return(complete) -}}
+{%- endmacro %}
+
+{#- The synthetic delete events (rows shaped like the staging `columns`) of
+    the keys that `snapshot` (one of cdc_completed_snapshots) lacks: keys
+    of `stored` rows that are not delete markers and keys of the batch's
+    events in `relation`, older than the snapshot's start. -#}
+{% macro cdc_vanished_key_deletes(relation, stored, columns, keys, snapshot, watermark) -%}
+    select
+        {%- for column in columns %}
+        {%- set name = column.name %}
+        {%- if name in keys %}
+        candidates.`{{ name }}`
+        {%- elif name == '_cdc_op' %}
+        'd'
+        {%- elif name == '_cdc_position' %}
+        cast(array({{ snapshot.started_at[1:-1] }}) as array<bigint>)
+        {%- elif name == '_cdc_is_snapshot' %}
+        true
+        {%- elif name == '_cdc_source_snapshot' %}
+        'vanished'
+        {%- elif name == '_cdc_source_committed_at' and snapshot.read_at is not none %}
+        cast('{{ snapshot.read_at }}' as timestamp)
+        {%- elif name == '_landing_batch' %}
+        cast({{ snapshot.landing_batch }} as bigint)
+        {%- elif name == '_staged_at' %}
+        {{ cdc_staged_at() }}
+        {%- else %}
+        cast(null as {{ column.data_type }})
+        {%- endif %} as `{{ name }}`{{ "," if not loop.last }}
+        {%- endfor %}
+    from (
+        {%- if stored is not none %}
+        select {{ _cdc_key_list('kept', keys) }}
+        from {{ stored }} as kept
+        where
+            kept._cdc_op != 'd'
+            and ({{ cdc_position_before('kept._cdc_position', snapshot.started_at) }})
+        union
+        {%- endif %}
+        select {{ _cdc_key_list('older', keys) }}
+        from {{ relation }} as older
+        where
+            older._cdc_op != 't'
+            and {{ cdc_new_batches_filter('older._landing_batch', watermark) }}
+            and ({{ cdc_position_before('older._cdc_position', snapshot.started_at) }})
+    ) as candidates
+    left anti join (
+        select {{ _cdc_key_list('reads', keys) }}
+        from {{ relation }} as reads
+        where
+            {{ _cdc_is_snapshot_read('reads') }}
+            and {{ _cdc_snapshot_prefix('reads._cdc_position') }} = '{{ snapshot.prefix }}'
+    ) as snapshot_keys
+        on {% for key in keys %}candidates.`{{ key }}` <=> snapshot_keys.`{{ key }}`
+        {{- " and " if not loop.last }}{% endfor %}
+{%- endmacro %}
+
+{#- A read of a blocking or initial snapshot (not of an incremental one). -#}
+{% macro _cdc_is_snapshot_read(alias) -%}
+    {{ alias }}._cdc_op = 'r'
+    and {{ alias }}._cdc_source_snapshot not in ('false', 'incremental')
+{%- endmacro %}
+
+{#- The position without its last part (the Kafka offset), as text: the
+    same for every read of one snapshot. -#}
+{% macro _cdc_snapshot_prefix(position) -%}
+    cast(slice({{ position }}, 1, size({{ position }}) - 1) as string)
+{%- endmacro %}
