@@ -18,6 +18,9 @@
     the one built from the whole landing in source order, and its open
     versions equal the current-state view. A column holding Debezium's
     unavailable-value placeholder (TOAST) takes the key's previous value.
+    With `cdc_snapshot_deletes`, a key a complete snapshot lacked has its
+    version closed by a delete at the snapshot's first position
+    (cdc_snapshot_deletes.sql).
     An event re-sent under a new Kafka offset (same key, op, source position
     and values) opens no second version: the first landed copy (landing
     batch, partition, offset) is kept, so written versions never move.
@@ -38,6 +41,13 @@
         if watermark is not none else none -%}
     {%- set columns = cdc_staging_columns(staging) -%}
     {%- set toastable = cdc_toastable_columns(columns, keys) -%}
+    {#- with cdc_snapshot_deletes: every complete snapshot of the topic
+        closes the versions of the keys it lacks (a synthetic delete at its
+        first position); one that completes in the new batches makes the
+        run recompute every key, like a truncate -#}
+    {%- set snapshots = cdc_completed_snapshots(staging, columns, -1) -%}
+    {%- set new_snapshots = snapshots | selectattr('landing_batch', 'gt', watermark) | list
+        if watermark is not none else snapshots -%}
     select
         {%- for column in columns %}
         {%- if column.name in toastable %}
@@ -112,8 +122,18 @@
                             ))
                         order by sent._landing_batch, sent._kafka_partition, sent._kafka_offset
                     ) as _cdc_copy
+                {%- if snapshots %}
+                from (
+                    select * from {{ relation }}
+                    {%- for snapshot in snapshots %}
+                    union all
+                    {{ cdc_vanished_key_deletes(relation, none, columns, keys, snapshot, -1) }}
+                    {%- endfor %}
+                ) as sent
+                {%- else %}
                 from {{ relation }} as sent
-                {%- if watermark is not none and not new_truncate %}
+                {%- endif %}
+                {%- if watermark is not none and not new_truncate and not new_snapshots %}
                 left semi join (
                     select distinct {{ _cdc_key_list('touched', keys) }}
                     from {{ relation }} as touched

@@ -57,6 +57,7 @@ def _templates(
         "key_list": ", ".join(keys),
         "unique_key": repr(keys),
         "merge_key": repr([*keys, "valid_from_position"]),
+        "snapshot_deletes": settings.get("snapshot_deletes"),
     }
     base: tuple[str, dict[str, Any]]
     if spec.kind != CHANGES:
@@ -73,7 +74,7 @@ def _templates(
     wanted = {
         "base": base,
         "quarantine": ("quarantine", common),
-        "state": ("state", keyed | {"snapshot_deletes": settings.get("snapshot_deletes")}),
+        "state": ("state", keyed),
         "history": ("history", keyed),
         "heartbeats": ("heartbeats", common),
     }

@@ -132,14 +132,27 @@ RW_SCHEMA_HISTORY = "cdc_current.mysql__rw_cdc_0_schema_changes"
 SEATUNNEL = "cdc_current.mysql__seatunnel_all_types"
 QUARANTINE_SEATUNNEL = "cdc_staging.stg_mysql__seatunnel_all_types__quarantine"
 RAW_SEATUNNEL = "cdc_landing.mysql_cdc_1_mysql_cdc_mysql_cdc_e2e_source_table"
-# vanished keys (issue 24; tests in test_snapshots_end_to_end.py): a topic
-# declaring snapshot_deletes, and one that does not (a filtered snapshot)
-STOCK_FILE = SAMPLE_LANDING / "shop.public.stock" / "stock-resnapshot-kcat.jsonl"
-STOCK_FILTERED_FILE = (
-    SAMPLE_LANDING / "shop.public.stock_filtered" / "stock-filtered-kcat.jsonl"
-)
-STOCK_STATE = "cdc_current.postgres__shop_public_stock__state"
-STOCK = "cdc_current.postgres__shop_public_stock"
+# vanished keys (issue 24; tests in test_snapshots_end_to_end.py): one
+# sequence on three connectors' topics declaring snapshot_deletes, and a
+# topic that does not declare it (a filtered snapshot)
+STOCK_MODELS = {
+    "postgresql": ("shop.public.stock", "postgres__shop_public_stock"),
+    "mysql": ("shopdb.shop.stock", "mysql__shopdb_shop_stock"),
+    "sqlserver": ("server1.testDB.dbo.stock", "sqlserver__server1_testdb_dbo_stock"),
+}
+STOCK_FILES = {
+    connector: SAMPLE_LANDING / topic / "stock-resnapshot-kcat.jsonl"
+    for connector, (topic, _) in STOCK_MODELS.items()
+}
+STOCK_TABLES = {
+    connector: {
+        "current": f"cdc_current.{model}",
+        "state": f"cdc_current.{model}__state",
+        "history": f"cdc_history.{model}__history",
+    }
+    for connector, (_, model) in STOCK_MODELS.items()
+}
+STOCK_FILTERED_FILE = SAMPLE_LANDING / "shop.public.stock_filtered" / "stock-filtered-kcat.jsonl"
 STOCK_FILTERED = "cdc_current.postgres__shop_public_stock_filtered"
 # the corpus all-types events, payload-only, with hand-written value schemas
 # (tests in test_corpus_types.py)
@@ -191,8 +204,7 @@ CONNECTOR_TABLES = [
     STG_TABLEA,
     SCHEMA_HISTORY,
     RW_SCHEMA_HISTORY,
-    STOCK_STATE,
-    STOCK,
+    *(table for tables in STOCK_TABLES.values() for table in tables.values()),
     STOCK_FILTERED,
     SQLSERVER,
     STG_SQLSERVER,
@@ -349,7 +361,7 @@ FIRST_RUN_LINES = {
     CDL_V1_FILE: 3,
     TRANSACTIONS_FILE: 1,
     # the first half of a re-snapshot: complete only in the second build
-    STOCK_FILE: 9,
+    **{path: 9 for path in STOCK_FILES.values()},
     STOCK_FILTERED_FILE: 4,
 }
 

@@ -100,7 +100,10 @@ def _lsn(text: str | None) -> tuple[int, ...]:
 
 
 def position(event: dict[str, Any]) -> tuple[int, ...]:
-    """The source order of one event, as the connector documents it."""
+    """The source order of one event, as the connector documents it (a
+    delete made for a vanished key carries its own, ``_position``)."""
+    if "_position" in event:
+        return tuple(event["_position"])
     source = event["source"]
     connector = source.get("connector")
     if connector == "sqlserver":
@@ -145,6 +148,28 @@ def complete_snapshots(changes: list[dict[str, Any]]) -> dict[tuple[int, ...], l
         if markers & SNAPSHOT_ENDS and started and gapless:
             complete[min(map(position, reads))] = [e["after"] for e in reads]
     return complete
+
+
+def vanished_key_deletes(changes: list[dict[str, Any]], *key: str) -> list[dict[str, Any]]:
+    """A delete, at a complete snapshot's first position, of every key with
+    an event older than it that the snapshot did not read (its row image
+    holds only the key)."""
+    deletes = []
+    for start, reads in complete_snapshots(changes).items():
+        read = {tuple(row[k] for k in key) for row in reads}
+        older = {}
+        for event in changes:
+            image = event["before"] if event["op"] == "d" else event["after"]
+            if event["op"] != "t" and position(event) < start:
+                older[tuple(image[k] for k in key)] = image
+        for values, image in older.items():
+            if values not in read:
+                before = {column: None for column in image} | dict(zip(key, values, strict=True))
+                deletes.append(
+                    {"op": "d", "before": before, "after": None, "source": {}}
+                    | {"_position": list(start), "_offset": start[-1]}
+                )
+    return deletes
 
 
 def current_state(

@@ -362,6 +362,7 @@ CONNECTORS = {
     "rw_mongo.inventory.customers": "mongodb",
     "server1.testDB.dbo.customers": "sqlserver",
     "server1.testDB.dbo.tablea": "sqlserver",
+    "server1.testDB.dbo.stock": "sqlserver",
     "server1": "sqlserver",
     "server1.transaction": "debezium",
     "RW_CDC_0": "mysql",
@@ -370,6 +371,7 @@ CONNECTORS = {
     "dbserver1.inventory.customers": "mysql",
     "noschema.inventory.customers": "mysql",
     "shopdb.shop.accounts": "mysql",
+    "shopdb.shop.stock": "mysql",
     "cdl_json.public.ct_pg2hudi": "cdl",
     "cdl_debezium.public.ct_pg2hudi": "cdl",
 }
