@@ -31,6 +31,12 @@ class Connector:
     shape: str = ROWS
     # SCD type 2 history models (row images merged on a key)
     history: bool = True
+    # how one transaction's records are matched when it emits transaction
+    # metadata (BEGIN/END on `<prefix>.transaction`, a `transaction` block
+    # on each event): "id" (the id as written) or "before_colon" (the part
+    # before the first ':', PostgreSQL's `txId:LSN` whose LSN is taken per
+    # record); None: no transaction metadata
+    transaction_match: str | None = None
 
 
 @cache

@@ -7,4 +7,4 @@ from __future__ import annotations
 
 from python_helpers.connectors import Connector
 
-CONNECTOR = Connector(name="mysql", folder="mysql", title="MySQL")
+CONNECTOR = Connector(name="mysql", folder="mysql", title="MySQL", transaction_match="id")

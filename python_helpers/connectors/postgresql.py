@@ -7,4 +7,6 @@ from __future__ import annotations
 
 from python_helpers.connectors import Connector
 
-CONNECTOR = Connector(name="postgresql", folder="postgres", title="PostgreSQL")
+CONNECTOR = Connector(
+    name="postgresql", folder="postgres", title="PostgreSQL", transaction_match="before_colon"
+)

@@ -7,4 +7,6 @@ from __future__ import annotations
 
 from python_helpers.connectors import Connector
 
-CONNECTOR = Connector(name="sqlserver", folder="sqlserver", title="SQL Server")
+CONNECTOR = Connector(
+    name="sqlserver", folder="sqlserver", title="SQL Server", transaction_match="id"
+)

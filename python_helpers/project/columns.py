@@ -200,6 +200,29 @@ TRANSACTIONS_TABLE_COLUMNS = {
     "data_collections": "Events per table (END): `data_collection`, `event_count`.",
     "_landing_batch": '{{ doc("_landing_batch") }}',
 }
+TRANSACTION_PROGRESS_COLUMNS = {
+    "transaction_key": "What matches one transaction's records: its id, for PostgreSQL"
+    " the `txId` before the `:` (the LSN after it is taken per record).",
+    "transaction_id": "The id as the END (else the BEGIN, else an event) wrote it.",
+    "status": "`complete` (END landed and, per table of the project it touched, as many"
+    " events landed as the END counts), `open` (not yet), or `stalled` (still not"
+    " complete `cdc_transaction_wait_minutes` after its first record landed: shown,"
+    " and reported by this model's test).",
+    "order_offset": "Where the transaction stands in commit order: its BEGIN's Kafka"
+    " offset in the transaction topic (the END's when no BEGIN landed).",
+    "end_offset": "The END's Kafka offset in the transaction topic (null: not landed).",
+    "begun_at": "BEGIN time at the source, UTC.",
+    "ended_at": "END time at the source, UTC.",
+    "event_count": "How many change events the transaction emitted (END).",
+    "expected": "Events the END counts per topic of the project (`data_collection`"
+    " prefixed with the connector's topic prefix, lower case); tables outside the"
+    " project are not waited for.",
+    "landed": "The distinct `total_order` values landed so far, per topic (lower case).",
+    "first_batch": "The landing batch of its first record (BEGIN, END or event).",
+    "first_landed_at": "When its first record was landed.",
+    "last_landed_at": "When its newest record was landed.",
+    "_landing_batch": '{{ doc("_landing_batch") }}',
+}
 SCHEMA_CHANGE_COLUMNS = {
     "database_name": "`databaseName`: the database the change applies to.",
     "schema_name": "`schemaName`.",

@@ -26,6 +26,11 @@ from python_helpers.project.columns import properties_text
 from python_helpers.project.model_names import MODELS_DIR, ModelNames, topic_models
 from python_helpers.project.project_check import read_properties
 from python_helpers.project.topic_properties import GENERATED_LAYERS, model_entries, topic_layers
+from python_helpers.project.transaction_groups import (
+    TransactionGroup,
+    member_groups,
+    transaction_groups,
+)
 from python_helpers.project.yaml_edit import remove_models
 from python_helpers.schema.metadata_topics import CHANGES, TRANSACTIONS
 from python_helpers.spec.generate import TopicSpec
@@ -40,9 +45,14 @@ PROPERTIES_HEADER = (
 
 
 def _templates(
-    spec: TopicSpec, names: ModelNames, layers: list[str], settings: dict[str, Any]
+    spec: TopicSpec,
+    names: ModelNames,
+    layers: list[str],
+    settings: dict[str, Any],
+    transactions: dict[str, Any],
 ) -> dict[str, tuple[str, dict[str, Any]]]:
-    """Each generated layer of ``layers``: (template, fields)."""
+    """Each generated layer of ``layers``: (template, fields);
+    ``transactions``: the fields of its transaction group's models."""
     common = {
         "topic": spec.topic,
         "connector": spec.connector,
@@ -51,6 +61,7 @@ def _templates(
         "base": names.base,
         "staging": names.staging,
         "current": names.current,
+        "state": names.state,
     }
     keys = list(spec.primary_key)
     keyed = common | {
@@ -77,8 +88,22 @@ def _templates(
         "state": ("state", keyed),
         "history": ("history", keyed),
         "heartbeats": ("heartbeats", common),
+        "consistent": ("consistent", keyed | transactions),
+        "progress": ("transaction_progress", common | transactions),
     }
     return {layer: wanted[layer] for layer in GENERATED_LAYERS if layer in layers}
+
+
+def _transaction_fields(group: TransactionGroup, names: dict[str, ModelNames]) -> dict[str, Any]:
+    """The fields of a transaction group's progress model and consistent views."""
+    return {
+        "transaction_topic": group.topic,
+        "transactions": names[group.topic].staging,
+        "progress": names[group.topic].progress,
+        "prefix": group.prefix,
+        "match": group.match,
+        "members": [(member, names[member].staging) for member in group.members],
+    }
 
 
 def properties_path(names: ModelNames) -> Path:
@@ -99,13 +124,22 @@ def wanted_files(
     goes (``ModelNames.path``), and each topic's generated properties."""
     models = topic_models(project)
     paths = {path.stem: path for path in (project / MODELS_DIR).rglob("*.sql")}
+    all_names = {
+        topic: _names(spec, settings.get(topic, {}), models.get(topic, {}))
+        for topic, spec in specs.items()
+    }
+    groups = transaction_groups(specs)
+    members = member_groups(groups)
     wanted: dict[Path, str] = {}
     for topic, spec in specs.items():
         declared = settings.get(topic, {})
-        names = _names(spec, declared, models.get(topic, {}))
-        layers = topic_layers(spec, bool(declared.get("history")))
+        names = all_names[topic]
+        group = groups.get(topic) or members.get(topic)
+        layers = topic_layers(spec, bool(declared.get("history")), group is not None)
         generated = [layer for layer in layers if layer in GENERATED_LAYERS]
-        for layer, (template, fields) in _templates(spec, names, generated, declared).items():
+        group_fields = _transaction_fields(group, all_names) if group else {}
+        templates = _templates(spec, names, generated, declared, group_fields)
+        for layer, (template, fields) in templates.items():
             path = paths.get(getattr(names, layer), project / names.path(layer))
             wanted[path] = model_templates.render(template, **fields)
         entries = model_entries(spec, names, generated)

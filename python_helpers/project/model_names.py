@@ -31,6 +31,8 @@ class ModelNames:
     state: str
     heartbeats: str
     history: str
+    consistent: str
+    progress: str
 
     @classmethod
     def for_spec(cls, spec: TopicSpec, entity: str | None = None) -> ModelNames:
@@ -50,6 +52,8 @@ class ModelNames:
             state=f"{folder}__{entity}__state",
             heartbeats=f"stg_{folder}__{entity}__heartbeats",
             history=f"{folder}__{entity}__history",
+            consistent=f"{folder}__{entity}__consistent",
+            progress=f"{folder}__{entity}__progress",
         )
 
     def existing(self, layers: dict[str, str]) -> ModelNames:
@@ -67,6 +71,8 @@ class ModelNames:
             state=layers.get("state", self.state),
             heartbeats=layers.get("heartbeats", self.heartbeats),
             history=layers.get("history", f"{current}__history"),
+            consistent=layers.get("consistent", f"{current}__consistent"),
+            progress=layers.get("progress", f"{current}__progress"),
             current=current,
             entity=current.removeprefix(f"{self.folder}__"),
         )
@@ -82,6 +88,8 @@ class ModelNames:
             "state": Path("current", self.folder),
             "current": Path("current", self.folder),
             "history": Path("history", self.folder),
+            "consistent": Path("current", self.folder),
+            "progress": Path("current", self.folder),
         }[layer]
         return MODELS_DIR / folder / f"{getattr(self, layer)}.sql"
 

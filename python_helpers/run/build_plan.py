@@ -27,6 +27,7 @@ PROJECT_DIGEST_FILE = "project-digest"
 PROJECT_PARTS = ("models", "macros", "seeds", "snapshots", "tests/dbt", "analyses")
 PROJECT_FILES = ("dbt_project.yml", "packages.yml", "selectors.yml")
 # dbt arguments that say what to build: then the run builds what they say
+UNCHANGED_VIEWS = "config.meta.cdc_layer:consistent"
 SELECTION_FLAGS = ("-s", "--select", "--selector", "--exclude", "--models", "-m", "--inline")
 NARROWED_COMMANDS = ("build", "run", "test")
 
@@ -94,7 +95,12 @@ def plan(state: Path, project: Path, dbt_args: list[str], build_all: bool = Fals
         selection.append("state:modified+")
         state_args = ["--state", str(state / LAST_BUILD_DIR)]
     what = f"{len(topics)} changed topic(s)" + (" and edited nodes" if edited else "")
-    return Plan([*dbt_args, "--select", *selection, *state_args], topics, what, not edited)
+    # a topic's change reaches every transaction-consistent view of its
+    # connector (through the progress model); a view needs re-creating only
+    # when its SQL or its table's columns change, which edits the project
+    unchanged = [] if edited else ["--exclude", UNCHANGED_VIEWS]
+    args = [*dbt_args, "--select", *selection, *unchanged, *state_args]
+    return Plan(args, topics, what, not edited)
 
 
 def succeeded(state: Path, project: Path, built: Plan) -> None:

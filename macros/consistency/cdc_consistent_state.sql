@@ -1,0 +1,119 @@
+{#-
+    Returns the rows of a topic's `__state` table (`state`) as of the
+    newest point where every transaction up to it has landed whole: the
+    transaction-consistent state (with delete markers, like `state`; read
+    it through cdc_current_view).
+
+    `progress` is the transaction-progress table of the topic's connector
+    (cdc_transaction_progress). Transactions are in commit order by
+    `order_offset`; the cut is the first one still `open`. A transaction is
+    visible when it is `complete` or `stalled` and before the cut; an event
+    without a transaction (snapshot reads, changes made before transaction
+    metadata was on) is always visible, one whose transaction the progress
+    table does not know yet never is.
+
+    A key whose stored row came from a transaction that is not visible is
+    shown as its newest visible staged event says (`staging`, read only for
+    those keys): its row image, a delete hiding it, no visible event
+    leaving it out. Such a row carries no TOAST-filled values: an unchanged
+    TOASTed column of that event reads null.
+
+    Arguments:
+      state, staging, progress (relations): the topic's state and staging
+        models and its connector's progress model.
+      unique_key (string or list): the key columns.
+      match (string): how a transaction id is matched (cdc_transaction_key).
+-#}
+{% macro cdc_consistent_state(state, staging, progress, unique_key, match) %}
+    {{- return(adapter.dispatch('cdc_consistent_state', 'cdc')(
+        state, staging, progress, unique_key, match)) -}}
+{% endmacro %}
+
+{% macro default__cdc_consistent_state(state, staging, progress, unique_key, match) -%}
+    {%- set keys = [unique_key] if unique_key is string else unique_key -%}
+    {%- set columns = cdc_staging_columns(state) -%}
+    {%- set staged = {} -%}
+    {%- for column in cdc_staging_columns(staging) -%}
+        {%- do staged.update({column.name: column.data_type}) -%}
+    {%- endfor -%}
+    {%- set toastable = cdc_toastable_columns(columns, keys) -%}
+    with
+
+    cut as (
+        select min(progress.order_offset) as order_offset
+        from {{ progress }} as progress
+        where progress.status = 'open'
+    ),
+
+    visible as (
+        select progress.transaction_key
+        from {{ progress }} as progress
+        cross join cut
+        where
+            progress.status != 'open'
+            and (
+                cut.order_offset is null
+                or progress.order_offset is null
+                or progress.order_offset < cut.order_offset
+            )
+    ),
+
+    held as (
+        select state.*
+        from {{ state }} as state
+        left anti join visible
+            on {{ cdc_transaction_key('state._cdc_transaction_id', match) }}
+                = visible.transaction_key
+        where state._cdc_transaction_id is not null
+    ),
+
+    shown as (
+        select state.*
+        from {{ state }} as state
+        left anti join held
+            on {% for key in keys %}state.`{{ key }}` <=> held.`{{ key }}`
+            {{- " and " if not loop.last }}{% endfor %}
+    ),
+
+    before_held as (
+        select max_by(struct(events.*), events._cdc_position) as newest
+        from {{ staging }} as events
+        left semi join held
+            on {% for key in keys %}events.`{{ key }}` <=> held.`{{ key }}`
+            {{- " and " if not loop.last }}{% endfor %}
+        left join visible
+            on {{ cdc_transaction_key('events._cdc_transaction_id', match) }}
+                = visible.transaction_key
+        where
+            events._cdc_op != 't'
+            and (events._cdc_transaction_id is null or visible.transaction_key is not null)
+        group by {{ _cdc_key_list('events', keys) }}
+    )
+
+    {%- if not columns %}
+
+    select shown.* from shown
+    {%- else %}
+
+    select shown.* from shown
+    union all
+    select
+        {%- for column in columns %}
+        {%- set name = column.name %}
+        {%- set field = 'before_held.newest.`' ~ name ~ '`' %}
+        {%- if name == '_cdc_value_positions' %}
+        cast(map() as {{ column.data_type }}) as `{{ name }}`
+        {%- elif name not in staged %}
+        cast(null as {{ column.data_type }}) as `{{ name }}`
+        {%- elif name in toastable %}
+        if({{ cdc_is_unavailable(field, toastable[name]) }}, null, {{ field }}) as `{{ name }}`
+        {%- elif staged[name] != column.data_type %}
+        cast({{ field }} as {{ column.data_type }}) as `{{ name }}`
+        {%- else %}
+        {{ field }} as `{{ name }}`
+        {%- endif %}
+        {{- "," if not loop.last }}
+        {%- endfor %}
+    from before_held
+    {%- endif %}
+{%- endmacro %}
