@@ -434,7 +434,7 @@ def sync(
     settings = {item.topic: item.settings for item in wanted}
     if check:
         result.declared = declarations.stale(project, wanted)
-        wanted_files = generated_models.wanted_files(project, result.specs, settings)
+        wanted_files = generated_models.wanted_files(project, result.specs, settings, specs)
         strays = generated_models.strays(project, set(result.specs))
         result.models = generated_models.stale(wanted_files) + sorted(strays)
         result.generated_changed = bool(result.stale or result.declared or result.models)
@@ -459,7 +459,7 @@ def sync(
     for spec in specs_in_order:
         if spec.topic in histories and (reason := history_unsupported(spec)) is not None:
             result.warnings.append(f"{spec.topic}: history: true ignored: {reason}")
-    wanted_models = generated_models.wanted_files(project, result.specs, settings)
+    wanted_models = generated_models.wanted_files(project, result.specs, settings, specs)
     created = {path: None for path in wanted_models if not path.exists()}
     result.models = generated_models.write(wanted_models)
     # a new topic's generated models are part of what was scaffolded for it

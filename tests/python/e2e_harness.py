@@ -154,6 +154,54 @@ STOCK_TABLES = {
 }
 STOCK_FILTERED_FILE = SAMPLE_LANDING / "shop.public.stock_filtered" / "stock-filtered-kcat.jsonl"
 STOCK_FILTERED = "cdc_current.postgres__shop_public_stock_filtered"
+# transaction-consistent views (issue 24; tests in
+# test_transactions_end_to_end.py): one sequence of five transactions over
+# three tables, on three connectors
+BANK_TOPICS = {
+    "postgresql": (
+        "bank",
+        ["bank.public.orders", "bank.public.order_lines", "bank.public.payments"],
+    ),
+    "mysql": ("bankdb", ["bankdb.shop.orders", "bankdb.shop.order_lines", "bankdb.shop.payments"]),
+    "sqlserver": (
+        "bank1",
+        ["bank1.testDB.dbo.orders", "bank1.testDB.dbo.order_lines", "bank1.testDB.dbo.payments"],
+    ),
+}
+BANK_FILE = "bank-transactions-kcat.jsonl"
+BANK_FOLDERS = {"postgresql": "postgres", "mysql": "mysql", "sqlserver": "sqlserver"}
+# lines of each file in the first build: BEGIN/END of 801-803; 801's and
+# 803's order and line, 802's order; the snapshot read of payments
+BANK_FIRST_LINES = {"transaction": 6, "orders": 3, "order_lines": 2, "payments": 1}
+
+
+def bank_file(topic: str) -> Path:
+    return SAMPLE_LANDING / topic / BANK_FILE
+
+
+def bank_tables(connector: str, topic: str) -> dict[str, str]:
+    """The current, consistent and state tables of a bank topic."""
+    model = f"{BANK_FOLDERS[connector]}__{topic.replace('.', '_').lower()}"
+    return {
+        "current": f"cdc_current.{model}",
+        "consistent": f"cdc_current.{model}__consistent",
+        "state": f"cdc_current.{model}__state",
+    }
+
+
+def bank_progress(connector: str) -> str:
+    return f"cdc_current.debezium__{BANK_TOPICS[connector][0]}_transaction__progress"
+
+
+BANK_TABLES = [
+    *(
+        table
+        for connector, (_, topics) in BANK_TOPICS.items()
+        for topic in topics
+        for table in bank_tables(connector, topic).values()
+    ),
+    *(bank_progress(connector) for connector in BANK_TOPICS),
+]
 # the corpus all-types events, payload-only, with hand-written value schemas
 # (tests in test_corpus_types.py)
 FLINKCDC_FULL_TYPES = "cdc_current.mysql__flinkcdc_full_types"
@@ -206,6 +254,10 @@ CONNECTOR_TABLES = [
     RW_SCHEMA_HISTORY,
     *(table for tables in STOCK_TABLES.values() for table in tables.values()),
     STOCK_FILTERED,
+    *BANK_TABLES,
+    "cdc_current.sqlserver__server1_testdb_dbo_tablea",
+    "cdc_current.sqlserver__server1_testdb_dbo_tablea__consistent",
+    "cdc_current.sqlserver__server1_testdb_dbo_stock__consistent",
     SQLSERVER,
     STG_SQLSERVER,
     QUARANTINE_SQLSERVER,
@@ -363,6 +415,11 @@ FIRST_RUN_LINES = {
     # the first half of a re-snapshot: complete only in the second build
     **{path: 9 for path in STOCK_FILES.values()},
     STOCK_FILTERED_FILE: 4,
+    **{
+        bank_file(topic): BANK_FIRST_LINES[topic.rsplit(".", 1)[-1]]
+        for prefix, topics in BANK_TOPICS.values()
+        for topic in [f"{prefix}.transaction", *topics]
+    },
 }
 
 

@@ -205,6 +205,85 @@ def current_state(
     return state
 
 
+def transaction_boundaries(path: Path) -> list[dict[str, Any]]:
+    """The BEGIN/END events of a transaction-metadata landing file, with
+    their Kafka offsets."""
+    found = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        value = json.loads(record["payload"]) if record.get("payload") else None
+        payload = (value or {}).get("payload")
+        if isinstance(payload, dict) and payload.get("status") in ("BEGIN", "END"):
+            found.append(payload | {"_offset": record["offset"]})
+    return found
+
+
+def visible_transactions(
+    boundaries: list[dict[str, Any]],
+    changes: dict[str, list[dict[str, Any]]],
+    prefix: str,
+    whole_id: bool,
+) -> set[str]:
+    """The transactions a consistent view shows: each complete (its END
+    landed, and per table the END counts that is a topic of ``changes``, as
+    many distinct total_order values landed) and ordered (by its BEGIN's
+    offset, else its END's) before the first one that is not. A
+    transaction is known by its id, or (``whole_id`` false: PostgreSQL's
+    ``txId:LSN``) by the part before the ':'."""
+
+    def tx_key(text: str) -> str:
+        return text if whole_id else text.split(":")[0]
+
+    order: dict[str, int] = {}
+    ends: dict[str, dict[str, Any]] = {}
+    for boundary in sorted(boundaries, key=lambda b: b["_offset"]):
+        key = tx_key(boundary["id"])
+        order.setdefault(key, boundary["_offset"])
+        if boundary["status"] == "END":
+            ends[key] = boundary
+    landed: dict[tuple[str, str], set[int]] = {}
+    for topic, events_of in changes.items():
+        for event in events_of:
+            if event.get("transaction"):
+                block = event["transaction"]
+                key = (tx_key(block["id"]), topic.lower())
+                landed.setdefault(key, set()).add(int(block["total_order"]))
+    topics = {topic.lower() for topic in changes}
+
+    def complete(key: str) -> bool:
+        if key not in ends:
+            return False
+        for counted in ends[key]["data_collections"] or []:
+            topic = f"{prefix}.{counted['data_collection']}".lower()
+            if topic in topics and len(landed.get((key, topic), ())) < counted["event_count"]:
+                return False
+        return True
+
+    known = set(order) | {key for key, _ in landed}
+    waiting = [order[key] for key in known if key in order and not complete(key)]
+    cut = min(waiting, default=None)
+    return {
+        key
+        for key in known
+        if complete(key) and (cut is None or key not in order or order[key] < cut)
+    }
+
+
+def consistent_state(
+    changes: list[dict[str, Any]], visible: set[str], whole_id: bool, *key: str
+) -> dict[Any, dict[str, Any]]:
+    """The current state of a topic from its events outside transactions
+    and those of the ``visible`` transactions only."""
+
+    def shown(event: dict[str, Any]) -> bool:
+        block = event.get("transaction")
+        if not block:
+            return True
+        return (block["id"] if whole_id else block["id"].split(":")[0]) in visible
+
+    return current_state([e for e in changes if shown(e)], *key)
+
+
 def history(changes: list[dict[str, Any]], *key: str) -> list[dict[str, Any]]:
     """SCD type 2 from changes in source order: one version per create,
     read or update of a key, closed by the key's next change or by the

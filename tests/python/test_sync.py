@@ -352,8 +352,20 @@ WITHOUT_SCHEMA_BLOCKS = {
     "RW_CDC_1001.transaction",
     "mysql_binlog_source.column_type_test.full_types",
     "sqlserver_transaction_log_source.dbo.full_types_1",
+    "bank.transaction",
+    "bankdb.transaction",
+    "bank1.transaction",
 }
 CONNECTORS = {
+    "bank.transaction": "debezium",
+    "bankdb.transaction": "debezium",
+    "bank1.transaction": "debezium",
+    "bankdb.shop.orders": "mysql",
+    "bankdb.shop.order_lines": "mysql",
+    "bankdb.shop.payments": "mysql",
+    "bank1.testDB.dbo.orders": "sqlserver",
+    "bank1.testDB.dbo.order_lines": "sqlserver",
+    "bank1.testDB.dbo.payments": "sqlserver",
     "mysql_binlog_source.column_type_test.full_types": "mysql",
     "sqlserver_transaction_log_source.dbo.full_types_1": "sqlserver",
     "mongo2.shop.customers": "mongodb",
@@ -488,3 +500,38 @@ def test_plumbing_models_are_generated_and_kept_current(tmp_path: Path) -> None:
     declaration.write_text(declaration.read_text() + "max_value_bytes: lots\n")
     with pytest.raises(SpecError, match="max_value_bytes is 'lots'"):
         sync(tmp_path, landing)
+
+
+def test_transaction_groups_are_the_connectors_keyed_topics_under_the_prefix(
+    project: Path,
+) -> None:
+    """`bank.transaction` speaks for the three `bank.public.*` topics
+    (PostgreSQL: ids matched on the txId), `server1.transaction` for the
+    keyed SQL Server topics named `server1.…`, not for the schema-change
+    topic `server1`; `RW_CDC_1001.transaction` has no data topic here."""
+    from python_helpers.project.transaction_groups import transaction_groups
+
+    groups = transaction_groups(spec_files.load_specs(project))
+    bank = groups["bank.transaction"]
+    assert bank.members == ("bank.public.order_lines", "bank.public.orders", "bank.public.payments")
+    assert (bank.prefix, bank.connector, bank.match) == ("bank", "postgresql", "before_colon")
+    assert groups["bankdb.transaction"].match == groups["bank1.transaction"].match == "id"
+    assert groups["server1.transaction"].members == (
+        "server1.testDB.dbo.customers",
+        "server1.testDB.dbo.stock",
+        "server1.testDB.dbo.tablea",
+    )
+    assert "RW_CDC_1001.transaction" not in groups
+
+
+def test_a_landing_of_some_topics_keeps_the_transaction_groups_whole(
+    project: Path, tmp_path: Path
+) -> None:
+    """A sync whose landing holds only one connector's topics (a scratch
+    run, a new folder) writes the transaction-group files from every topic
+    the project knows: nothing generated changes."""
+    for topic in ("bankdb.transaction", "bankdb.shop.orders"):
+        (tmp_path / topic).symlink_to((SAMPLE_LANDING / topic).resolve(), target_is_directory=True)
+    result = sync(project, tmp_path, check=True)
+    assert set(result.specs) == {"bankdb.transaction", "bankdb.shop.orders"}
+    assert not result.generated_changed, result.models
