@@ -26,8 +26,9 @@ PROJECT_DIGEST_FILE = "project-digest"
 # what a person edits: a change here lets dbt find the modified nodes
 PROJECT_PARTS = ("models", "macros", "seeds", "snapshots", "tests/dbt", "analyses")
 PROJECT_FILES = ("dbt_project.yml", "packages.yml", "selectors.yml")
-# dbt arguments that say what to build: then the run builds what they say
+# views a narrowed build leaves alone (see ``plan``)
 UNCHANGED_VIEWS = "config.meta.cdc_layer:consistent"
+# dbt arguments that say what to build: then the run builds what they say
 SELECTION_FLAGS = ("-s", "--select", "--selector", "--exclude", "--models", "-m", "--inline")
 NARROWED_COMMANDS = ("build", "run", "test")
 
