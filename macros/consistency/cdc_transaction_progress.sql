@@ -18,16 +18,20 @@
     begins, so a quiet source keeps its last transaction open: a run with
     nothing new changes nothing.
 
-    Incremental runs read the batches landed since the last one, and the
-    stored rows of the transactions they touch or that are not complete.
+    Incremental runs read the batches landed since the last one — of the
+    member topics the landing manifest shows a newer batch for (`raw_tables`:
+    each member's raw table), so a run that changed one table of 500 reads
+    one — and the stored rows of the transactions they touch or that are
+    not complete.
 -#}
-{% macro cdc_transaction_progress(transactions, members, prefix, match) %}
+{% macro cdc_transaction_progress(transactions, members, prefix, match, raw_tables) %}
     {{- return(adapter.dispatch('cdc_transaction_progress', 'cdc')(
-        transactions, members, prefix, match)) -}}
+        transactions, members, prefix, match, raw_tables)) -}}
 {% endmacro %}
 
-{% macro default__cdc_transaction_progress(transactions, members, prefix, match) -%}
+{% macro default__cdc_transaction_progress(transactions, members, prefix, match, raw_tables) -%}
     {%- set watermark = cdc_merged_batch_watermark() -%}
+    {%- set grown = _cdc_grown_members(members, raw_tables, watermark) -%}
     {%- set wait = var('cdc_transaction_wait_minutes', 60) | int -%}
     {%- set topics = members.keys() | map('lower') | list -%}
     {%- set collection -%}
@@ -59,7 +63,7 @@
     ),
 
     changes as (
-        {%- for topic, relation in members.items() %}
+        {%- for topic, relation in grown.items() %}
         select
             {{ cdc_transaction_key('events._cdc_transaction_id', match) }} as transaction_key,
             '{{ topic | lower }}' as topic,
@@ -73,6 +77,14 @@
         union all
         {%- endif %}
         {%- endfor %}
+        {%- if not grown %}
+        select
+            cast(null as string) as transaction_key,
+            cast(null as string) as topic,
+            cast(null as bigint) as total_order,
+            cast(null as bigint) as _landing_batch
+        where false
+        {%- endif %}
     ),
 
     facts as (
@@ -204,6 +216,25 @@
         timestamp_micros(judged._landing_batch) as last_landed_at,
         judged._landing_batch
     from judged
+{%- endmacro %}
+
+{#- Of `members`, those whose raw table (`raw_tables`) has a batch newer
+    than `watermark` in the landing manifest (all of them on a first build). -#}
+{% macro _cdc_grown_members(members, raw_tables, watermark) -%}
+    {%- if watermark is none or not execute -%}
+        {{- return(members) -}}
+    {%- endif -%}
+    {%- set manifest = var('cdc_landing_schema', 'cdc_landing') ~ '._landing_manifest' -%}
+    {%- set found = run_query(
+        'select distinct raw_table from ' ~ manifest ~ ' where landing_batch > ' ~ watermark
+    ).columns[0].values() -%}
+    {%- set grown = {} -%}
+    {%- for topic, relation in members.items() -%}
+        {%- if raw_tables[topic] in found -%}
+            {%- do grown.update({topic: relation}) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{- return(grown) -}}
 {%- endmacro %}
 
 {#- The expression matching one transaction's records, from the id column

@@ -104,7 +104,9 @@ def _transaction_fields(group: TransactionGroup, names: dict[str, ModelNames]) -
         "progress": names[group.topic].progress,
         "prefix": group.prefix,
         "match": group.match,
-        "members": [(member, names[member].staging) for member in group.members],
+        "members": [
+            (member, names[member].staging, names[member].table) for member in group.members
+        ],
     }
 
 

@@ -19,7 +19,12 @@ final as (
             'bank1.testDB.dbo.payments': ref('stg_sqlserver__bank1_testdb_dbo_payments')
         },
         'bank1',
-        'id'
+        'id',
+        {
+            'bank1.testDB.dbo.order_lines': 'bank1_testdb_dbo_order_lines',
+            'bank1.testDB.dbo.orders': 'bank1_testdb_dbo_orders',
+            'bank1.testDB.dbo.payments': 'bank1_testdb_dbo_payments'
+        }
     ) }}
 )
 

@@ -19,7 +19,12 @@ final as (
             'bank.public.payments': ref('stg_postgres__bank_public_payments')
         },
         'bank',
-        'before_colon'
+        'before_colon',
+        {
+            'bank.public.order_lines': 'bank_public_order_lines',
+            'bank.public.orders': 'bank_public_orders',
+            'bank.public.payments': 'bank_public_payments'
+        }
     ) }}
 )
 

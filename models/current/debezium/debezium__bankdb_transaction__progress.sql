@@ -19,7 +19,12 @@ final as (
             'bankdb.shop.payments': ref('stg_mysql__bankdb_shop_payments')
         },
         'bankdb',
-        'id'
+        'id',
+        {
+            'bankdb.shop.order_lines': 'bankdb_shop_order_lines',
+            'bankdb.shop.orders': 'bankdb_shop_orders',
+            'bankdb.shop.payments': 'bankdb_shop_payments'
+        }
     ) }}
 )
 

@@ -19,7 +19,12 @@ final as (
             'server1.testDB.dbo.tablea': ref('stg_sqlserver__server1_testdb_dbo_tablea')
         },
         'server1',
-        'id'
+        'id',
+        {
+            'server1.testDB.dbo.customers': 'server1_testdb_dbo_customers',
+            'server1.testDB.dbo.stock': 'server1_testdb_dbo_stock',
+            'server1.testDB.dbo.tablea': 'server1_testdb_dbo_tablea'
+        }
     ) }}
 )
 
