@@ -15,13 +15,19 @@ transaction carry different ids.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 from e2e_harness import (
     BANK_TOPICS,
     FIRST_RUN_LINES,
+    PROJECT,
     SAMPLE_LANDING,
+    STATE,
     bank_file,
     bank_progress,
     bank_tables,
@@ -168,3 +174,40 @@ def test_tables_without_transaction_blocks_are_consistent_as_they_are(
             current = runs[run][f"cdc_current.{model}"]["rows"]
             consistent = runs[run][f"cdc_current.{model}__consistent"]["rows"]
             assert _sorted(consistent) == _sorted(current), (model, run)
+
+
+def _aliases(target: Path, default_view: str) -> dict[str, str]:
+    """Model name -> relation name of the bank orders topic's models, as
+    dbt parses the project with `cdc_default_view: <default_view>`."""
+    listed = subprocess.run(
+        [
+            *(sys.executable, "-m", "python_helpers", "dbt", "ls"),
+            *("--select", "config.meta.cdc_topic:bank.public.orders"),
+            *("--resource-type", "model", "--output", "json"),
+            *("--output-keys", "name alias", "--quiet"),
+            *("--vars", json.dumps({"cdc_default_view": default_view})),
+            *("--target-path", str(target)),
+        ],
+        cwd=PROJECT,
+        env=os.environ | {"CDC_STATE_DIR": str(STATE)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    rows = [json.loads(line) for line in listed.stdout.splitlines() if line.startswith("{")]
+    return {row["name"]: row["alias"] for row in rows}
+
+
+def test_the_project_chooses_which_view_analysts_get_by_name(
+    runs: dict[str, Any], tmp_path: Path
+) -> None:
+    """`cdc_default_view: consistent` puts the consistent view under the
+    plain name analysts query and the latest one under `__latest`; the
+    default keeps the latest under the plain name."""
+    assert runs["second"]  # after the shared runs: no dbt of theirs parses meanwhile
+    name = "postgres__bank_public_orders"
+    latest = _aliases(tmp_path / "latest", "latest")
+    assert (latest[name], latest[f"{name}__consistent"]) == (name, f"{name}__consistent")
+    consistent = _aliases(tmp_path / "consistent", "consistent")
+    assert (consistent[name], consistent[f"{name}__consistent"]) == (f"{name}__latest", name)
+    assert consistent[f"{name}__state"] == f"{name}__state"
