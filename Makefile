@@ -123,7 +123,8 @@ bench-topics: setup $(BENCH_STAMP)
 ## make bench-watch [TOPICS=100 WATCH_EVENTS=20 APPENDS=20 RUNS=200 STREAM=600 RATE= REUSE=1]:
 ## one watch process on a generated database, read from a second process:
 ## latency of one appended event, read time after RUNS runs, throughput of
-## a steady stream at half the ceiling of `make bench`
+## a steady stream at half the ceiling of `make bench` (RUNS=0, STREAM=0:
+## skip that part)
 WATCH_EVENTS ?= 20
 APPENDS ?= 20
 RUNS ?= 200

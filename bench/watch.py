@@ -318,6 +318,23 @@ def _measure(
             "met" if median <= 10 else "not met",
         )
     )
+    if args.runs:
+        _after_runs(watched, project, cursor, relation, changes, read_first, args, rows)
+    if args.stream:
+        _throughput(watched, landing, rate, args, rows)
+
+
+def _after_runs(
+    watched: Watched,
+    project: Path,
+    cursor: Any,
+    relation: str,
+    changes: Stream,
+    read_first: float,
+    args: argparse.Namespace,
+    rows: Rows,
+) -> None:
+    """Read time after RUNS cycles that each merged a batch into topic 1."""
     while len(watched.cycles()) < args.runs:
         before = len(watched.cycles())
         changes.append(20)
@@ -333,6 +350,12 @@ def _measure(
     )
     compactions = sum("maintenance: compacted" in x for x in _log(project))
     rows.append(("maintenance passes that compacted (whole run)", str(compactions), ""))
+
+
+def _throughput(
+    watched: Watched, landing: Path, rate: float, args: argparse.Namespace, rows: Rows
+) -> None:
+    """A steady stream into topic 2 at ``rate`` for STREAM seconds."""
     sustained, drain, backlog = _stream(watched, Stream(landing, 2, args.events), rate, args.stream)
     third = max(1, len(backlog) // 3)
     growing = statistics.mean(backlog[-third:]) > statistics.mean(backlog[:third])
