@@ -59,7 +59,7 @@
     ),
 
     held as (
-        select state.*
+        select {{ _cdc_key_list('state', keys) }}
         from {{ state }} as state
         left anti join visible
             on {{ cdc_transaction_key('state._cdc_transaction_id', match) }}

@@ -225,11 +225,11 @@ def maintain(
     """Maintain ``tables`` by ``rules`` (``force``: every step on every table)."""
     started = time.monotonic()
     done = Done([], {}, {})
-    last_orphans = _read_orphan_times(state)
+    times = _read_orphan_times(state)
     now = time.time()
     for table in health(engine, existing(engine, tables)):
         compacted_key = f"{COMPACTED_KEY} {table.table}"
-        rested = now - last_orphans.get(compacted_key, 0.0) >= rules.compact_every_minutes * 60
+        rested = now - times.get(compacted_key, 0.0) >= rules.compact_every_minutes * 60
         if force or (
             rested
             and (
@@ -239,18 +239,18 @@ def maintain(
         ):
             compact(engine, table.table)
             done.compacted.append(table.table)
-            last_orphans[compacted_key] = now
+            times[compacted_key] = now
         if force or table.snapshots > rules.max_snapshots:
             expire(engine, table.table, rules.keep_snapshots)
             done.expired[table.table] = max(0, table.snapshots - rules.keep_snapshots)
         # a table seen for the first time is due a period later
-        last = last_orphans.setdefault(table.table, now)
+        last = times.setdefault(table.table, now)
         if force or now - last >= rules.orphan_every_hours * 3600:
             done.orphans[table.table] = remove_orphans(
                 engine, table.table, rules.orphan_min_age_hours
             )
-            last_orphans[table.table] = now
-    _write_orphan_times(state, last_orphans)
+            times[table.table] = now
+    _write_orphan_times(state, times)
     if progress is not None:
         for after in health(engine, existing(engine, tables)):
             progress(

@@ -27,6 +27,7 @@ from typing import Any
 import property_histories as prop
 from conftest import ORDERS_TOPIC, PRODUCTS_TOPIC, PROJECT, SAMPLE_LANDING
 
+from python_helpers import connectors
 from python_helpers.land.crash_points import AFTER_RAW_APPEND
 
 STATE = PROJECT / ".state" / "pytest"
@@ -169,7 +170,6 @@ BANK_TOPICS = {
     ),
 }
 BANK_FILE = "bank-transactions-kcat.jsonl"
-BANK_FOLDERS = {"postgresql": "postgres", "mysql": "mysql", "sqlserver": "sqlserver"}
 # lines of each file in the first build: BEGIN/END of 801-803; 801's and
 # 803's order and line, 802's order; the snapshot read of payments
 BANK_FIRST_LINES = {"transaction": 6, "orders": 3, "order_lines": 2, "payments": 1}
@@ -181,7 +181,7 @@ def bank_file(topic: str) -> Path:
 
 def bank_tables(connector: str, topic: str) -> dict[str, str]:
     """The current, consistent and state tables of a bank topic."""
-    model = f"{BANK_FOLDERS[connector]}__{topic.replace('.', '_').lower()}"
+    model = f"{connectors.lookup(connector).folder}__{topic.replace('.', '_').lower()}"
     return {
         "current": f"cdc_current.{model}",
         "consistent": f"cdc_current.{model}__consistent",

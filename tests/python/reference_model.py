@@ -246,8 +246,8 @@ def visible_transactions(
         for event in events_of:
             if event.get("transaction"):
                 block = event["transaction"]
-                key = (tx_key(block["id"]), topic.lower())
-                landed.setdefault(key, set()).add(int(block["total_order"]))
+                where = (tx_key(block["id"]), topic.lower())
+                landed.setdefault(where, set()).add(int(block["total_order"]))
     topics = {topic.lower() for topic in changes}
 
     def complete(key: str) -> bool:
