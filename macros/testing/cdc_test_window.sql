@@ -6,7 +6,9 @@
     keeps its landing time, so the window reaches back to it), or '' when
     the whole model is to be checked: var cdc_test_scope = 'all', another
     kind of model, or an empty model. So a small incremental build tests
-    what it added, not the whole history. With `landed`, the same window
+    what it added, not the whole history. A watch that tests after several
+    cycles sets var cdc_test_since_micros: then the window reaches back to
+    every record staged since then (python_helpers/run/checks.py). With `landed`, the same window
     over the raw landing table (`landing_batch >= ...`).
 -#}
 {% macro cdc_test_window(relation, landed=false) %}
@@ -21,9 +23,15 @@
     {%- if base is none -%}
         {{- return('') -}}
     {%- endif -%}
+    {%- set since = var('cdc_test_since_micros', none) -%}
+    {%- if since is none -%}
+        {%- set staged = '_staged_at = (select max(_staged_at) from ' ~ base ~ ')' -%}
+    {%- else -%}
+        {%- set staged = '_staged_at >= timestamp_micros(' ~ (since | int) ~ ')' -%}
+    {%- endif -%}
     {%- set first = run_query(
-        'select min(unix_micros(_landed_at)) from ' ~ base ~ ' where _staged_at = ('
-        ~ 'select max(_staged_at) from ' ~ base ~ ')').columns[0].values()[0] -%}
+        'select min(unix_micros(_landed_at)) from ' ~ base ~ ' where ' ~ staged
+        ).columns[0].values()[0] -%}
     {%- if first is none -%}
         {{- return('') -}}
     {%- elif landed -%}

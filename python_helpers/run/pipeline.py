@@ -5,7 +5,10 @@ a watch (``run.watch``) calls it every cycle with one ``DbtSession`` that
 keeps dbt's parsed project, and a ``stopping`` check between steps: a
 stop asked for mid-run ends it after the step under way, every step
 leaving what the next run finishes (the landing's manifest commits a
-topic's batch, the build plan keeps what is not yet built).
+topic's batch, the build plan keeps what is not yet built, ``checks``
+what is built and not yet tested). A watch's cycle also hands a ``Tail``:
+then the build makes the changes visible first and the tests and
+maintenance wait until the landing is quiet (``run.tail``).
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ from python_helpers.land.landing import topic_dirs
 from python_helpers.project.init_project import LANDING
 from python_helpers.project.project_check import ProjectError
 from python_helpers.project.yaml_edit import PropertiesError
-from python_helpers.run import build_plan, rebuilds
+from python_helpers.run import build_plan, checks, rebuilds
 from python_helpers.run.dbt_session import DbtSession
+from python_helpers.run.tail import Tail
 from python_helpers.spec import spec_files
 from python_helpers.spec.generate import SpecError
 from python_helpers.spec.sync import sync
@@ -123,7 +127,7 @@ def sync_step(args: argparse.Namespace) -> int:
     for topic, reason in sorted(result.skipped.items()):
         print(f"skipped {topic}: {reason}", file=sys.stderr)
     if not args.check:
-        build_plan.add(state_dir(), result.respecified)
+        build_plan.add(state_dir(), result.respecified, respecified=True)
     if result.rebuild and not args.check:
         rebuilds.add(state_dir(), result.rebuild)
         for topic in result.rebuild:
@@ -159,11 +163,15 @@ Stopping = Callable[[], bool]
 
 
 def run_once(
-    args: argparse.Namespace, dbt: DbtSession, stopping: Stopping = lambda: False
+    args: argparse.Namespace,
+    dbt: DbtSession,
+    stopping: Stopping = lambda: False,
+    tail: Tail | None = None,
 ) -> tuple[int, list[Any]]:
     """sync, land and dbt in one process (one JVM and metastore start-up),
-    then the run's metrics and maintenance: (exit code, the metrics rows
-    of the topics it touched). ``stopping`` is asked between steps."""
+    then the run's metrics, the tests a watch left unchecked and
+    maintenance: (exit code, the metrics rows of the topics it touched).
+    ``stopping`` is asked between steps; ``tail``: a watch's cycle."""
     from python_helpers.run.metrics import from_landing
     from python_helpers.run.run_record import RunRecord
 
@@ -197,7 +205,8 @@ def run_once(
         print(f"{planned.reason}: no dbt (`run --all` builds everything)")
     elif not stopping():
         record.dbt_starts(planned.topics)
-        if not _build(args, dbt, dbt_args, planned, steps, started, record):
+        visible_first = tail is not None and tail.defers
+        if not _build(args, dbt, dbt_args, planned, steps, started, record, visible_first):
             record.keep(time.monotonic() - started)
             return 1, list(record.rows.values())
     if args.show and planned.args is not None:
@@ -206,10 +215,34 @@ def run_once(
         only = built_current_models(Path("."), planned.topics) if planned.narrowed else None
         print(show_results(Path("."), args.rows, only=only))
     record.keep(time.monotonic() - started)
-    if not stopping():
-        maintain_after(record.rows, dbt)
-        steps.append(("maintenance", time.monotonic() - started))
-    return _export(args) or _done(started, steps), list(record.rows.values())
+    steps.append(("metrics", time.monotonic() - started))
+    rows = list(record.rows.values())
+    if stopping() or (tail is not None and not tail.due(record.rows)):
+        return _export(args) or _done(started, steps), rows
+    checked = run_checks(dbt, dbt_args)
+    steps.append(("tests", time.monotonic() - started))
+    maintain_after(tail.take() if tail is not None else record.rows, dbt)
+    steps.append(("maintenance", time.monotonic() - started))
+    finished = _export(args) or _done(started, steps)
+    return checked or finished, rows
+
+
+def run_checks(dbt: DbtSession, dbt_args: list[str]) -> int:
+    """The tests of what a watch built and did not test yet (``checks``):
+    exit code 1 when one failed (they run again next time)."""
+    topics, since = checks.pending(state_dir())
+    if not topics or since is None:
+        return 0
+    print(f"dbt test of {len(topics)} topic(s) built and not yet tested", flush=True)
+    result = dbt.invoke(checks.test_args(dbt_args, topics, since))
+    if not result.success:
+        if result.exception is not None:
+            print(f"dbt failed: {result.exception}", file=sys.stderr)
+        print(f"the tests of {', '.join(topics)} failed (above); the next cycle runs them again")
+        return 1
+    checks.done(state_dir(), topics)
+    print(f"tests of {len(topics)} topic(s) passed")
+    return 0
 
 
 def maintain_after(touched: Any, dbt: DbtSession) -> None:
@@ -243,17 +276,27 @@ def _build(
     steps: list[tuple[str, float]],
     started: float,
     record: Any,
+    visible_first: bool = False,
 ) -> bool:
-    """Run the planned dbt build (and source freshness): whether it succeeded."""
+    """Run the planned dbt build (and source freshness): whether it succeeded.
+    ``visible_first``: a narrowed build runs the models only (``dbt run``)
+    and notes its topics for ``run_checks``."""
     assert planned.args is not None
-    print(f"dbt {' '.join(planned.args)}  ({planned.reason})", flush=True)
-    result = dbt.invoke(planned.args)
+    command = planned.args
+    visible_first = visible_first and planned.narrowed and command[0] == "build"
+    if visible_first:
+        command = planned.models_only()
+    print(f"dbt {' '.join(command)}  ({planned.reason})", flush=True)
+    since = time.time_ns() // 1000
+    result = dbt.invoke(command)
     record.dbt_done(result)
     steps.append(("dbt " + dbt_args[0], time.monotonic() - started))
     if not result.success:
         if result.exception is not None:  # dbt could not start: say why
             print(f"dbt failed: {result.exception}", file=sys.stderr)
         return False
+    if visible_first:
+        checks.add(state_dir(), planned.topics, since)
     build_plan.succeeded(state_dir(), Path("."), planned)
     if args.freshness:
         _source_freshness(dbt, dbt_args, planned.topics if planned.narrowed else None)

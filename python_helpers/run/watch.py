@@ -4,8 +4,11 @@ Spark starts once and stays warm; dbt's parsed project is kept while the
 project's files are unchanged (``DbtSession``). Every ``--interval``
 seconds a cycle runs the pipeline (``pipeline.run_once``): sync and the
 landing's fingerprint notice grown and new files without Spark, and only
-the topics that changed are landed and built. Each cycle that did
-something prints one line (``metrics.summary_line``); the cycle's own
+the topics that changed are landed and built. A cycle makes the changes
+visible first (the models, ``dbt run``); their tests and the tables'
+maintenance run once the landing is quiet, or at least every
+``--checks-every`` seconds (``run.tail``, ``run.checks``). Each cycle that
+did something prints one line (``metrics.summary_line``); the cycle's own
 output goes to ``<state>/watch/watch.log``.
 
 On the local target the watch serves its tables over Thrift
@@ -29,8 +32,11 @@ from types import FrameType
 
 from python_helpers.engine import thrift, watch_endpoint
 from python_helpers.engine.sql_engine import target_name
+from python_helpers.land import raw_store
 from python_helpers.run import metrics, pipeline
 from python_helpers.run.dbt_session import DbtSession
+from python_helpers.run.tail import Tail
+from python_helpers.spec import spec_files
 
 LOG_FILE = Path("watch") / "watch.log"
 RETRY_SECONDS = 10.0
@@ -62,6 +68,14 @@ def _now() -> str:
     return datetime.now(UTC).strftime("%H:%M:%S")
 
 
+def landing_waits(landing: Path, state: Path) -> bool:
+    """Whether a file of a known topic changed since the last landing (file
+    sizes and times only: no Spark)."""
+    known = spec_files.known_topics(Path("."))
+    changed = raw_store.changed_topics(raw_store.landing_fingerprint(landing, known), state)
+    return changed is None or bool(changed & set(known))
+
+
 def watch(args: argparse.Namespace) -> int:
     """Run cycles until stopped (or ``--cycles`` of them); exit code 0 once
     stopped, whatever a cycle did (a failed cycle is retried by the next)."""
@@ -89,13 +103,15 @@ def watch(args: argparse.Namespace) -> int:
         flush=True,
     )
     dbt = DbtSession(keep_parsed=True, quiet=True)
+    landing = pipeline.landing_dir(args.landing)
+    tail = Tail(args.checks_every, lambda: landing_waits(landing, state))
     cycles = 0
     try:
         while not stop.asked():
             log = log_path.open("a", encoding="utf-8")
             with log, redirect_stdout(log), redirect_stderr(log):
                 print(f"--- cycle {cycles + 1} at {datetime.now(UTC).isoformat()}")
-                code, rows = pipeline.run_once(args, dbt, stop.asked)
+                code, rows = pipeline.run_once(args, dbt, stop.asked, tail)
             failed = f"; FAILED (exit {code}, see {log_path}), retrying" if code else ""
             if rows or code:
                 line = metrics.summary_line(rows) if rows else "the cycle"

@@ -54,3 +54,29 @@ def test_an_edited_project_builds_the_views_too(tmp_path: Path) -> None:
     assert not planned.narrowed
     assert "--exclude" not in (planned.args or [])
     assert "state:modified+" in (planned.args or [])
+
+
+def test_a_watch_leaves_the_views_of_topics_that_only_got_records(tmp_path: Path) -> None:
+    """A view reads its table's new rows as it is: a watch's `dbt run` does
+    not re-create (drop, then create) the views of a topic that only got
+    new records, so a reader never finds them missing mid-cycle. A topic
+    whose spec sync regenerated gets its views re-created."""
+    project, state = _project(tmp_path), tmp_path / "state"
+    _good_build(state, project)
+    build_plan.add(state, ["bank.public.orders", "bank.public.payments"])
+    build_plan.add(state, ["bank.public.payments"], respecified=True)
+    planned = build_plan.plan(state, project, ["build"])
+    assert planned.models_only() == [
+        "run",
+        "--select",
+        "config.meta.cdc_topic:bank.public.orders+",
+        "config.meta.cdc_topic:bank.public.payments+",
+        "--exclude",
+        build_plan.UNCHANGED_VIEWS,
+        "config.meta.cdc_topic:bank.public.orders,config.materialized:view",
+    ]
+    # a build (tests included) keeps every view: excluding one excludes its tests
+    assert planned.args is not None and "config.materialized:view" not in " ".join(planned.args)
+    build_plan.succeeded(state, project, planned)
+    assert build_plan.pending(state) == []
+    assert build_plan.pending(state, build_plan.RESPECIFIED_FILE) == []

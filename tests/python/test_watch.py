@@ -9,9 +9,12 @@ process (`export`, `dbt show`, `dbt docs generate`, each with the
 project's defaults); its cycles compact and expire by the policy; a SIGTERM
 sent while a cycle lands stops it after that step, and the next `run`
 finishes the cycle's work, every landed record accounted for (the
-topic's dbt tests, in `run`'s build). `maintain` then compacts the tables
-to no delete file, the rows unchanged, and purges the delete markers past
-their retention (`cdc_marker_retention_days: 0` here).
+topic's dbt tests, in `run`'s build). The watch's cycles build the models
+first (`dbt run`, the topic's views left as they are) and test after
+(`dbt test`, over every staging run since the first untested cycle).
+`maintain` then compacts the tables to no delete file, the rows unchanged,
+and purges the delete markers past their retention
+(`cdc_marker_retention_days: 0` here).
 """
 
 from __future__ import annotations
@@ -128,6 +131,11 @@ def watched(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                 )
                 result["docs"] = run_in(project, state, *helpers, "dbt", "docs", "generate")
                 result["catalog"] = json.loads((project / "target" / "catalog.json").read_text())
+        # the tests and maintenance wait for a quiet landing (5 s)
+        _wait(
+            lambda: "tests of 1 topic(s) passed" in log.read_text().rsplit(" 1 landed, ", 1)[-1],
+            "the tests and maintenance after the last event",
+        )
         result["export_last"] = run_in(project, state, *helpers, "export", CURRENT)
         cycles_before = log.read_text(encoding="utf-8").count("--- cycle")
         (landing / TOPIC / "z-5.jsonl").write_text(
@@ -148,7 +156,14 @@ def watched(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     result["output"] = output()
     result["log"] = log.read_text(encoding="utf-8")
     result["serving_left"] = (state / "watch" / "serving.json").exists()
+    result["unchecked_left"] = (state / "unchecked.json").exists()
     result["run_after"] = run_in(project, state, *helpers, "run")
+    result["unchecked_after_run"] = (state / "unchecked.json").exists()
+    test_node = "not_null_stg_mysql__dbserver1_inventory_customers__cdc_op"
+    compile_test = [*helpers, "dbt", "compile", "--select", test_node]
+    result["window_latest"] = run_in(project, state, *compile_test)
+    since_first = json.dumps({"cdc_test_since_micros": 0})
+    result["window_since"] = run_in(project, state, *compile_test, "--vars", since_first)
     result["export_after"] = run_in(project, state, *helpers, "export", CURRENT)
     result["state_before"] = run_in(project, state, *helpers, "export", f"{CURRENT}__state")
     result["maintain"] = run_in(project, state, *helpers, "maintain", "--topic", TOPIC)
@@ -210,3 +225,28 @@ def test_maintain_purges_delete_markers_past_their_retention(watched: dict[str, 
 
     assert "d" in ops(watched["state_before"])  # the sample deletes a customer
     assert ops(watched["state_after"]) == [op for op in ops(watched["state_before"]) if op != "d"]
+
+
+def test_the_watch_makes_changes_visible_first_and_tests_them_after(
+    watched: dict[str, Any],
+) -> None:
+    log = watched["log"]
+    views_left = f"config.meta.cdc_topic:{TOPIC},config.materialized:view"
+    assert re.search(rf"^dbt run --select config.meta.cdc_topic:{re.escape(TOPIC)}\+ ", log, re.M)
+    assert views_left in log
+    assert re.search(r"^tests of 1 topic\(s\) passed$", log, re.M)
+    # the stop came mid-landing, after the earlier cycles' tests had run
+    assert not watched["unchecked_left"] and not watched["unchecked_after_run"]
+
+
+def test_the_tests_window_reaches_back_to_the_first_untested_staging_run(
+    watched: dict[str, Any],
+) -> None:
+    def window(output: str) -> int:
+        found = re.search(r"_landed_at >= timestamp_micros\((\d+)\)", output)
+        assert found, output
+        return int(found.group(1))
+
+    # since 0: every staging run, back to the sample's first landing; the
+    # latest run alone starts at the last event `run` landed
+    assert window(watched["window_since"]) < window(watched["window_latest"])
