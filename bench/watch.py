@@ -33,6 +33,7 @@ Prints a table and writes ``bench/results/watch-<TOPICS>x<EVENTS>.{md,csv}``
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import os
@@ -79,9 +80,12 @@ class Watched:
         while self.process.poll() is None:
             try:
                 tree = [watched, *watched.children(recursive=True)]
-                rss = sum(p.memory_info().rss for p in tree)
-            except psutil.Error:
+            except psutil.Error:  # the watch itself is gone
                 break
+            rss = 0
+            for member in tree:  # a child may end between listing and reading
+                with contextlib.suppress(psutil.Error):
+                    rss += member.memory_info().rss
             self.samples.append((time.monotonic(), rss))
             time.sleep(2)
 
@@ -253,9 +257,16 @@ def main() -> None:
     watched = Watched(process, output)
     threading.Thread(target=watched.sample_memory, daemon=True).start()
     rows = Rows()
+    earlier = len(_log(project))  # a reused project's log holds earlier watches
+
+    def first_cycle_done() -> bool:
+        # a line, or (a reused landing with nothing new) a second cycle begun
+        begun = [x for x in _log(project)[earlier:] if x.startswith("--- cycle ")]
+        return len(watched.cycles()) >= 1 or len(begun) >= 2
+
     try:
         started = time.monotonic()
-        _wait(lambda: len(watched.cycles()) >= 1, "the first cycle", timeout=3600)
+        _wait(first_cycle_done, "the first cycle", timeout=3600)
         first = time.monotonic() - started
         what = "catch up a reused landing" if args.reuse else "land and build every topic"
         rows.append((f"first cycle: {what}", f"{first:.1f} s", ""))
@@ -278,7 +289,8 @@ def main() -> None:
             (
                 f"peak RSS, first vs last tenth of the {(until - since) / 60:.0f} min after"
                 " the first cycle",
-                f"{early / 2**30:.2f} vs {late / 2**30:.2f} GiB ({(late - early) / early:+.1%})",
+                f"{early / 2**30:.2f} vs {late / 2**30:.2f} GiB"
+                + (f" ({(late - early) / early:+.1%})" if early else ""),
                 "",
             )
         )
@@ -388,7 +400,7 @@ def _soak(
     tenth = seconds / 10
     first = _peak(watched.samples, started, started + tenth)
     last = _peak(watched.samples, started + seconds - tenth, started + seconds)
-    change = (last - first) / first
+    change = (last - first) / first if first else float("nan")
     rows.append((f"steady stream: {rate:,.0f} events/s offered", f"{sustained:,.0f} events/s", ""))
     rows.append(
         (

@@ -119,8 +119,12 @@ def watch(args: argparse.Namespace) -> int:
             cycles += 1
             if args.cycles and cycles >= args.cycles:
                 break
-            # after a failure, not faster than every RETRY_SECONDS
-            stop.event.wait(max(args.interval, RETRY_SECONDS) if code else args.interval)
+            # after a failure, not faster than every RETRY_SECONDS; a file
+            # that arrived during the cycle starts the next one at once
+            if code:
+                stop.event.wait(max(args.interval, RETRY_SECONDS))
+            elif not landing_waits(landing, state):
+                stop.event.wait(args.interval)
     finally:
         if serving:
             watch_endpoint.stop_serving(state)
