@@ -116,9 +116,11 @@ class Stream:
     def append(self, count: int, new_key: int | None = None) -> None:
         """Append ``count`` events as one new file (a create of ``new_key``
         if given, else updates of keys 1..50)."""
-        self.topic.clock_ms = int(time.time() * 1000)
         lines = []
         for index in range(count):
+            # the wall clock for each event (the generator steps its own
+            # clock 1-50 ms an event: minutes ahead within a large batch)
+            self.topic.clock_ms = int(time.time() * 1000) - 1
             key = new_key if new_key is not None else 1 + (self.offset + index) % 50
             op = "c" if new_key is not None else "u"
             lines.append(self.topic.line(self.offset, op, key, None, self.topic.row(key)))
