@@ -287,7 +287,8 @@ def _build(
     if visible_first:
         command = planned.models_only()
     print(f"dbt {' '.join(command)}  ({planned.reason})", flush=True)
-    since = time.time_ns() // 1000
+    if visible_first:  # noted first: a run that fails midway may have staged some
+        checks.add(state_dir(), planned.topics, time.time_ns() // 1000)
     result = dbt.invoke(command)
     record.dbt_done(result)
     steps.append(("dbt " + dbt_args[0], time.monotonic() - started))
@@ -295,8 +296,6 @@ def _build(
         if result.exception is not None:  # dbt could not start: say why
             print(f"dbt failed: {result.exception}", file=sys.stderr)
         return False
-    if visible_first:
-        checks.add(state_dir(), planned.topics, since)
     build_plan.succeeded(state_dir(), Path("."), planned)
     if args.freshness:
         _source_freshness(dbt, dbt_args, planned.topics if planned.narrowed else None)
