@@ -8,8 +8,9 @@
     kind of model, or an empty model. So a small incremental build tests
     what it added, not the whole history. A watch that tests after several
     cycles sets var cdc_test_since_micros: then the window reaches back to
-    every record staged since then (python_helpers/run/checks.py). With `landed`, the same window
-    over the raw landing table (`landing_batch >= ...`).
+    every record staged since then (python_helpers/run/checks.py). With
+    `landed`, the same window over the raw landing table
+    (`landing_batch >= ...`).
 -#}
 {% macro cdc_test_window(relation, landed=false) %}
     {{- return(adapter.dispatch('cdc_test_window', 'cdc')(relation, landed)) -}}

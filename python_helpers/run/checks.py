@@ -4,9 +4,9 @@
 models after them, and a failing one stops its merge. A watch wants the
 change visible first: each cycle runs the changed topics' models
 (``dbt run``) and notes them here as unchecked, with the time their first
-unchecked cycle began. Their tests run later (``dbt test``), when a cycle
-ends with no landing file waiting, or at least every ``--checks-every``
-seconds under a steady stream (``watch.Tail``), over every staging run
+unchecked cycle began. Their tests run later (``dbt test``), once the
+landing is quiet, or at least every ``--checks-every`` seconds under a
+steady stream (``run.tail.Tail``), over every staging run
 since that time (var ``cdc_test_since_micros``, read by
 ``cdc_test_window``), so no batch goes unchecked however many cycles ran
 between. The note lives in the state folder: a watch stopped before its
@@ -43,7 +43,9 @@ def add(state: Path, topics: list[str], since_micros: int) -> None:
     known, since = pending(state)
     note = {
         "topics": sorted(set(known) | set(topics)),
-        "since_micros": min(since_micros - CLOCK_MARGIN_MICROS, since or since_micros),
+        "since_micros": min(
+            since_micros - CLOCK_MARGIN_MICROS, since if since is not None else since_micros
+        ),
     }
     state.mkdir(parents=True, exist_ok=True)
     (state / CHECKS_FILE).write_text(json.dumps(note), encoding="utf-8")
