@@ -21,13 +21,18 @@ through that endpoint on one long-lived connection (as a BI tool would):
    in a cycle's line) sampled through the stream: not growing = its last
    third no higher than its first third.
 
-Peak memory (RSS of the watch process and its JVM) is sampled every 2 s.
+Memory is sampled every 2 s: RSS of the watch's Python process and of its
+JVM, and every 10 s the JVM's heap (``jstat -gc``: committed, old
+generation used); every sample is kept in ``<stem>-memory.csv``. A soak
+also forces a full collection (``jcmd GC.run``) at the end of its first
+tenth and at its end and compares the heap still in use: the data the
+watch holds on to, which a leak makes grow.
 ``--soak SECONDS`` (``make soak-watch``) runs only the first cycle and a
 steady stream at RATE for that long, and compares the peak RSS of its
 first and last tenth (flat = within ±10 %).
 
 Prints a table and writes ``bench/results/watch-<TOPICS>x<EVENTS>.{md,csv}``
-(``soak-watch-<SECONDS>s.md`` for a soak).
+(``…-stream`` when RUNS=0, ``soak-watch-<SECONDS>s.md`` for a soak).
 """
 
 from __future__ import annotations
@@ -60,13 +65,70 @@ REPO = Path(__file__).resolve().parents[1]
 CYCLE_LINE = re.compile(r"^\S+ run \d+: \d+ topic\(s\), (\d+) landed, ")
 
 
+@dataclass(frozen=True)
+class Sample:
+    """One memory sample of the watch: RSS of its Python process and of its
+    JVM (other children — a JVM's short-lived forks of a shell, whose
+    copied pages would count twice — are left out), and the JVM's heap as
+    ``jstat`` reports it (committed, and used in the old generation)."""
+
+    at: float
+    python: int
+    jvm: int
+    heap_committed: int | None = None
+    old_used: int | None = None
+
+    @property
+    def rss(self) -> int:
+        return self.python + self.jvm
+
+
+def _jstat(pid: int) -> dict[str, float] | None:
+    """``jstat -gc`` of a JVM: its columns in KiB (and counts)."""
+    try:
+        out = subprocess.run(
+            ["jstat", "-gc", str(pid)], capture_output=True, text=True, timeout=30
+        ).stdout.split()
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    half = len(out) // 2
+    if half == 0 or len(out) % 2:
+        return None
+    try:
+        return {name: float(value) for name, value in zip(out[:half], out[half:], strict=True)}
+    except ValueError:
+        return None
+
+
+def _heap(pid: int) -> tuple[int, int] | None:
+    """The JVM's committed heap and old-generation use, in bytes."""
+    stats = _jstat(pid)
+    if stats is None or not {"S0C", "S1C", "EC", "OC", "OU"} <= set(stats):
+        return None
+    committed = stats["S0C"] + stats["S1C"] + stats["EC"] + stats["OC"]
+    return int(committed * 1024), int(stats["OU"] * 1024)
+
+
+def live_heap(pid: int) -> int | None:
+    """The JVM's heap in use right after a full collection (``jcmd GC.run``):
+    the data it holds on to, which a leak makes grow."""
+    try:
+        subprocess.run(["jcmd", str(pid), "GC.run"], capture_output=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    stats = _jstat(pid)
+    if stats is None:
+        return None
+    return int(sum(stats.get(name, 0.0) for name in ("S0U", "S1U", "EU", "OU")) * 1024)
+
+
 @dataclass
 class Watched:
     """The watch process, its output and its memory."""
 
     process: subprocess.Popen[str]
     output: Path
-    samples: list[tuple[float, int]] = field(default_factory=list)
+    samples: list[Sample] = field(default_factory=list)
 
     def lines(self) -> list[str]:
         return self.output.read_text(encoding="utf-8").splitlines()
@@ -75,25 +137,48 @@ class Watched:
         """Records landed by each cycle that printed a line."""
         return [int(m.group(1)) for x in self.lines() if (m := CYCLE_LINE.match(x))]
 
+    def jvm(self) -> psutil.Process | None:
+        """The watch's JVM: its largest child named java."""
+        try:
+            children = psutil.Process(self.process.pid).children(recursive=True)
+        except psutil.Error:
+            return None
+        found = []
+        for child in children:
+            with contextlib.suppress(psutil.Error):
+                if child.name() == "java":
+                    found.append((child.memory_info().rss, child))
+        return max(found, key=lambda x: x[0])[1] if found else None
+
     def sample_memory(self) -> None:
+        """Every 2 s the RSS of the watch and its JVM, every 10 s the JVM's heap."""
         watched = psutil.Process(self.process.pid)
+        count = 0
         while self.process.poll() is None:
             try:
-                tree = [watched, *watched.children(recursive=True)]
+                python = watched.memory_info().rss
             except psutil.Error:  # the watch itself is gone
                 break
-            rss = 0
-            for member in tree:  # a child may end between listing and reading
+            jvm, heap = self.jvm(), None
+            jvm_rss = 0
+            if jvm is not None:
                 with contextlib.suppress(psutil.Error):
-                    rss += member.memory_info().rss
-            self.samples.append((time.monotonic(), rss))
+                    jvm_rss = jvm.memory_info().rss
+                heap = _heap(jvm.pid) if count % 5 == 0 else None
+            self.samples.append(
+                Sample(time.monotonic(), python, jvm_rss, *(heap if heap else (None, None)))
+            )
+            count += 1
             time.sleep(2)
 
 
-class Rows(list[tuple[str, str, str]]):
+Row = tuple[str, str, str]
+
+
+class Rows(list[Row]):
     """The report's rows, each printed as soon as it is measured."""
 
-    def append(self, row: tuple[str, str, str]) -> None:
+    def append(self, row: Row) -> None:
         print(" | ".join(row), flush=True)
         super().append(row)
 
@@ -208,8 +293,35 @@ def _stream(
     return appended / elapsed, elapsed - seconds, backlog
 
 
-def _peak(samples: list[tuple[float, int]], since: float, until: float) -> int:
-    return max((rss for at, rss in samples if since <= at <= until), default=0)
+def _window(samples: list[Sample], since: float, until: float) -> list[Sample]:
+    return [x for x in samples if since <= x.at <= until]
+
+
+def _memory_rows(samples: list[Sample], since: float, until: float, what: str) -> list[Row]:
+    """Peak RSS (whole, Python, JVM) and committed heap of the first vs the
+    last tenth of [since, until]."""
+    tenth = (until - since) / 10
+    early = _window(samples, since, since + tenth)
+    late = _window(samples, until - tenth, until)
+
+    def compare(name: str, pick: Any) -> Row:
+        def value(window: list[Sample]) -> int:
+            return max((v for x in window if (v := pick(x)) is not None), default=0)
+
+        first, last = value(early), value(late)
+        change = (last - first) / first if first else float("nan")
+        return (
+            f"{name}, first vs last tenth of {what}",
+            f"{first / 2**30:.2f} vs {last / 2**30:.2f} GiB ({change:+.1%})",
+            "flat" if abs(change) <= 0.10 else "not flat",
+        )
+
+    return [
+        compare("peak RSS (watch process and its JVM)", lambda x: x.rss),
+        compare("  of which peak RSS of the Python process", lambda x: x.python),
+        compare("  of which peak RSS of the JVM", lambda x: x.jvm),
+        compare("JVM heap committed, peak", lambda x: x.heap_committed),
+    ]
 
 
 def main() -> None:
@@ -283,22 +395,13 @@ def main() -> None:
         except subprocess.TimeoutExpired:
             process.kill()
     if not args.soak and watched.samples:  # the whole bench after the first cycle
-        since, until = started + first, watched.samples[-1][0]
-        tenth = (until - since) / 10
-        early = _peak(watched.samples, since, since + tenth)
-        late = _peak(watched.samples, until - tenth, until)
-        rows.append(
-            (
-                f"peak RSS, first vs last tenth of the {(until - since) / 60:.0f} min after"
-                " the first cycle",
-                f"{early / 2**30:.2f} vs {late / 2**30:.2f} GiB"
-                + (f" ({(late - early) / early:+.1%})" if early else ""),
-                "",
-            )
-        )
-    peak = max((rss for _, rss in watched.samples), default=0)
+        since, until = started + first, watched.samples[-1].at
+        what = f"the {(until - since) / 60:.0f} min after the first cycle"
+        for row in _memory_rows(watched.samples, since, until, what):
+            rows.append((row[0], row[1], ""))
+    peak = max((x.rss for x in watched.samples), default=0)
     rows.append(("peak memory of the watch (RSS, process and JVM)", f"{peak / 2**30:.2f} GiB", ""))
-    _report(args, size, rate, rows)
+    _report(args, size, rate, rows, watched.samples)
 
 
 def _measure(
@@ -398,19 +501,32 @@ def _soak(
     rows: Rows,
 ) -> None:
     started = time.monotonic()
+    live: list[int | None] = []
+
+    def collect_at(delay: float) -> None:
+        time.sleep(delay)
+        jvm = watched.jvm()
+        live.append(live_heap(jvm.pid) if jvm else None)
+
+    early = threading.Thread(target=collect_at, args=(seconds / 10,), daemon=True)
+    early.start()
     sustained, drain, _ = _stream(watched, stream, rate, seconds)
-    tenth = seconds / 10
-    first = _peak(watched.samples, started, started + tenth)
-    last = _peak(watched.samples, started + seconds - tenth, started + seconds)
-    change = (last - first) / first if first else float("nan")
+    early.join()
+    collect_at(0)
     rows.append((f"steady stream: {rate:,.0f} events/s offered", f"{sustained:,.0f} events/s", ""))
-    rows.append(
-        (
-            f"peak RSS, first vs last tenth of {seconds / 60:.0f} min",
-            f"{first / 2**30:.2f} vs {last / 2**30:.2f} GiB ({change:+.1%})",
-            "flat" if abs(change) <= 0.10 else "not flat",
+    for row in _memory_rows(watched.samples, started, started + seconds, f"{seconds / 60:.0f} min"):
+        rows.append(row)
+    first, last = live
+    if first and last:
+        change = (last - first) / first
+        rows.append(
+            (
+                "JVM heap live after a full collection (jcmd GC.run), end of the first"
+                " tenth vs end",
+                f"{first / 2**30:.2f} vs {last / 2**30:.2f} GiB ({change:+.1%})",
+                "no leak" if change <= 0.10 else "grows",
+            )
         )
-    )
 
 
 def _log(project: Path) -> list[str]:
@@ -418,7 +534,9 @@ def _log(project: Path) -> list[str]:
     return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
 
 
-def _report(args: argparse.Namespace, size: int, rate: float, rows: Rows) -> None:
+def _report(
+    args: argparse.Namespace, size: int, rate: float, rows: Rows, samples: list[Sample]
+) -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     kind = f"memory soak of {args.soak:.0f} s" if args.soak else "watch mode"
     lines = [
@@ -438,11 +556,23 @@ def _report(args: argparse.Namespace, size: int, rate: float, rows: Rows) -> Non
     text = "\n".join(lines) + "\n"
     print(text)
     stem = f"soak-watch-{args.soak:.0f}s" if args.soak else f"watch-{args.topics}x{args.events}"
+    if not args.soak and args.runs == 0 and args.stream > 0:
+        stem += "-stream"  # the stream alone: keep the full run's results apart
     (RESULTS / f"{stem}.md").write_text(text, encoding="utf-8")
     with (RESULTS / f"{stem}.csv").open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["measure", "value", "target"])
         writer.writerows(rows)
+    with (RESULTS / f"{stem}-memory.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)  # every sample, MiB, for a plot
+        writer.writerow(["seconds", "python_rss", "jvm_rss", "heap_committed", "old_gen_used"])
+        start = samples[0].at if samples else 0.0
+        for x in samples:
+            heap = [x.heap_committed, x.old_used]
+            writer.writerow(
+                [f"{x.at - start:.0f}", x.python >> 20, x.jvm >> 20]
+                + ["" if v is None else v >> 20 for v in heap]
+            )
 
 
 if __name__ == "__main__":

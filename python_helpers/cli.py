@@ -245,10 +245,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--checks-every",
         type=float,
-        default=60.0,
+        default=300.0,
         help="--watch: a cycle makes changes visible first; the tests of what it built and"
         " the maintenance run once the landing is quiet for 5 s, and at least every this"
-        " many seconds (60); 0: every cycle, the tests inside the build as in `run`",
+        " many seconds under a steady stream (300); 0: every cycle, the tests inside the"
+        " build as in `run`",
     )
     run.add_argument(
         "--serve-port",

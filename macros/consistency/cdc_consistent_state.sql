@@ -16,7 +16,12 @@
     shown as its newest visible staged event says (`staging`, read only for
     those keys): its row image, a delete hiding it, no visible event
     leaving it out. Such a row carries no TOAST-filled values: an unchanged
-    TOASTed column of that event reads null.
+    TOASTed column of that event reads null. And it is left out when a
+    visible truncate of the topic, or (with `cdc_snapshot_deletes`, as the
+    state model has it) a complete snapshot, began after that event: the
+    state applied them to the key before its hidden change, so as of the
+    cut the key is gone (a vanished key is left out rather than shown as a
+    delete marker: with `cdc_soft_deletes` it is not listed as deleted).
 
     Arguments:
       state, staging, progress (relations): the topic's state and staging
@@ -88,6 +93,40 @@
             events._cdc_op != 't'
             and (events._cdc_transaction_id is null or visible.transaction_key is not null)
         group by {{ _cdc_key_list('events', keys) }}
+    ),
+
+    {#- positions before which a held key's older visible event no longer
+        stands: visible truncates and complete snapshots (which would have
+        read the key, had it still existed) -#}
+    barriers as (
+        select events._cdc_position as position
+        from {{ staging }} as events
+        left join visible
+            on {{ cdc_transaction_key('events._cdc_transaction_id', match) }}
+                = visible.transaction_key
+        where
+            events._cdc_op = 't'
+            and (events._cdc_transaction_id is null or visible.transaction_key is not null)
+        {%- if config.get('cdc_snapshot_deletes', var('cdc_snapshot_deletes', false))
+            and '_cdc_source_snapshot' in staged %}
+        union all
+        select complete.started_at as position
+        from ({{ cdc_complete_snapshots(staging) }}) as complete
+        {%- endif %}
+    ),
+
+    last_barrier as (
+        select max(barriers.position) as position
+        from barriers
+    ),
+
+    standing as (
+        select before_held.newest
+        from before_held
+        cross join last_barrier
+        where
+            last_barrier.position is null
+            or before_held.newest._cdc_position >= last_barrier.position
     )
 
     {%- if not columns %}
@@ -100,7 +139,7 @@
     select
         {%- for column in columns %}
         {%- set name = column.name %}
-        {%- set field = 'before_held.newest.`' ~ name ~ '`' %}
+        {%- set field = 'standing.newest.`' ~ name ~ '`' %}
         {%- if name == '_cdc_value_positions' %}
         cast(map() as {{ column.data_type }}) as `{{ name }}`
         {%- elif name not in staged %}
@@ -114,6 +153,6 @@
         {%- endif %}
         {{- "," if not loop.last }}
         {%- endfor %}
-    from before_held
+    from standing
     {%- endif %}
 {%- endmacro %}

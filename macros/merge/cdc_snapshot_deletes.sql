@@ -55,32 +55,11 @@
     {%- endif -%}
     {%- set found -%}
         select
-            snapshots.prefix,
-            cast(min(snapshots.started_at) as string) as started_at,
-            max(snapshots.landing_batch) as landing_batch,
-            cast(max(snapshots.read_at) as string) as read_at
-        from (
-            select
-                {{ _cdc_snapshot_prefix('reads._cdc_position') }} as prefix,
-                min(reads._cdc_position) as started_at,
-                max(reads._landing_batch) as landing_batch,
-                max(reads._cdc_source_committed_at) as read_at,
-                count(distinct reads._kafka_offset)
-                = max(reads._kafka_offset) - min(reads._kafka_offset) + 1 as is_gapless,
-                count_if(reads._cdc_source_snapshot in ('first', 'first_in_data_collection'))
-                > 0 as has_start,
-                count(*) as events
-            from {{ staging }} as reads
-            where
-                {{ _cdc_is_snapshot_read('reads') }}
-                and {{ _cdc_snapshot_prefix('reads._cdc_position') }} in (
-                    {%- for prefix in ended %}'{{ prefix }}'{{ ", " if not loop.last }}{% endfor -%}
-                )
-            group by 1, reads._kafka_partition
-        ) as snapshots
-        group by snapshots.prefix
-        having bool_and(snapshots.is_gapless)
-            and (bool_or(snapshots.has_start) or sum(snapshots.events) = 1)
+            complete.prefix,
+            cast(complete.started_at as string) as started_at,
+            complete.landing_batch,
+            cast(complete.read_at as string) as read_at
+        from ({{ cdc_complete_snapshots(staging, ended) }}) as complete
     {%- endset -%}
     {%- set complete = [] -%}
     {%- for row in run_query(found).rows -%}
@@ -88,6 +67,46 @@
             'landing_batch': row[2] | int, 'read_at': row[3]}) -%}
     {%- endfor -%}
     {{- return(complete) -}}
+{%- endmacro %}
+
+{#- The complete snapshots among the staged reads of `staging` (only those
+    whose prefix is in `prefixes`, when given), one row each: `prefix`,
+    `started_at` (its first position), `landing_batch` (of its newest read)
+    and `read_at` (its newest read time). Complete as the header says: end
+    marker, start marker (or a single read), no offset gap per partition. -#}
+{% macro cdc_complete_snapshots(staging, prefixes=none) -%}
+    select
+        snapshots.prefix,
+        min(snapshots.started_at) as started_at,
+        max(snapshots.landing_batch) as landing_batch,
+        max(snapshots.read_at) as read_at
+    from (
+        select
+            {{ _cdc_snapshot_prefix('reads._cdc_position') }} as prefix,
+            min(reads._cdc_position) as started_at,
+            max(reads._landing_batch) as landing_batch,
+            max(reads._cdc_source_committed_at) as read_at,
+            count(distinct reads._kafka_offset)
+            = max(reads._kafka_offset) - min(reads._kafka_offset) + 1 as is_gapless,
+            count_if(reads._cdc_source_snapshot in ('first', 'first_in_data_collection'))
+            > 0 as has_start,
+            count_if(reads._cdc_source_snapshot in ('last', 'last_in_data_collection'))
+            > 0 as has_end,
+            count(*) as events
+        from {{ staging }} as reads
+        where
+            {{ _cdc_is_snapshot_read('reads') }}
+            {%- if prefixes is not none %}
+            and {{ _cdc_snapshot_prefix('reads._cdc_position') }} in (
+                {%- for prefix in prefixes %}'{{ prefix }}'{{ ", " if not loop.last }}{% endfor -%}
+            )
+            {%- endif %}
+        group by 1, reads._kafka_partition
+    ) as snapshots
+    group by snapshots.prefix
+    having bool_and(snapshots.is_gapless)
+        and bool_or(snapshots.has_end)
+        and (bool_or(snapshots.has_start) or sum(snapshots.events) = 1)
 {%- endmacro %}
 
 {#- The synthetic delete events (rows shaped like the staging `columns`) of

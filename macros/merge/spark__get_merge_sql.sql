@@ -10,6 +10,14 @@
     resolves it against the stored row.)
     Without them it behaves as dbt-spark's. `when matched and ... then
     delete` is supported by Iceberg and Delta alike.
+
+    With `incremental_predicates` (the base models: only a quarantined
+    `schema_not_covered` row can be replaced), when no stored row meets
+    them no source row can match, and the merge is the insert it amounts
+    to (`cdc_insert_when_nothing_matches`): one pass over the source
+    instead of a join whose runtime filter evaluates the source (every
+    value's JSON parse) a second time. The look costs one query that
+    Iceberg's column statistics answer from the few files such rows are in.
 -#}
 {% macro spark__get_merge_sql(target, source, unique_key, dest_columns, incremental_predicates) %}
     {%- set predicates = [] if incremental_predicates is none else [] + incremental_predicates -%}
@@ -30,6 +38,9 @@
         {%- set delete, insert = none, none -%}
     {%- endif -%}
     {%- set guard = (' and (' ~ matched ~ ')') if matched else '' -%}
+    {%- if incremental_predicates and not cdc_any_row_meets(target, incremental_predicates) %}
+    {{ cdc_insert_when_nothing_matches(target, source, dest_columns, insert) }}
+    {%- else %}
 
     merge into {{ target }} as DBT_INTERNAL_DEST
     using {{ source }} as DBT_INTERNAL_SOURCE
@@ -45,4 +56,29 @@
     {%- else %} *
     {%- endif %}
     when not matched{{ (' and (' ~ insert ~ ')') if insert else '' }} then insert *
+    {%- endif %}
 {% endmacro %}
+
+{#- Whether a row of `target` meets every one of `predicates` (written on
+    the alias DBT_INTERNAL_DEST). -#}
+{% macro cdc_any_row_meets(target, predicates) -%}
+    {%- set found = run_query(
+        'select 1 from ' ~ target ~ ' as DBT_INTERNAL_DEST where ('
+        ~ (predicates | join(') and (')) ~ ') limit 1') -%}
+    {{- return(found.rows | length > 0) -}}
+{%- endmacro %}
+
+{#- A merge none of whose source rows can match: insert the source rows
+    (meeting `insert`, the insert branch's condition, if any), by the
+    target's column names. -#}
+{% macro cdc_insert_when_nothing_matches(target, source, dest_columns, insert) -%}
+    insert into {{ target }}
+    select
+        {%- for column in dest_columns %}
+        DBT_INTERNAL_SOURCE.{{ adapter.quote(column.name) }}{{ "," if not loop.last }}
+        {%- endfor %}
+    from {{ source }} as DBT_INTERNAL_SOURCE
+    {%- if insert %}
+    where {{ insert }}
+    {%- endif %}
+{%- endmacro %}

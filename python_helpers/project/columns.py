@@ -201,7 +201,11 @@ TRANSACTION_COLUMNS = {
     "event_at": "When the boundary happened at the source (`ts_ms`), UTC.",
 }
 TRANSACTIONS_TABLE_COLUMNS = {
-    "transaction_id": "Transaction id: join to the change events' `_cdc_transaction_id`.",
+    "transaction_key": "What identifies one transaction: its id, for PostgreSQL the `txId`"
+    " before the `:` of `txId:LSN` (the LSN is taken per record, so BEGIN, events and"
+    " END differ after it). Join the change events on"
+    " `cdc_transaction_key(_cdc_transaction_id, match)`, as this model's SQL calls it.",
+    "transaction_id": "The BEGIN's id (the END's while no BEGIN has landed).",
     "status": "`committed` once the END event is seen, else `open`.",
     "begun_at": "BEGIN time at the source, UTC.",
     "ended_at": "END time at the source, UTC.",

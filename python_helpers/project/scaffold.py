@@ -30,22 +30,28 @@ from python_helpers.project.model_names import MODELS_DIR, ModelNames, scaffolde
 from python_helpers.project.model_templates import write_sql
 from python_helpers.project.project_check import ProjectError, check_project
 from python_helpers.project.topic_properties import ANALYST_LAYERS, model_entries, topic_layers
+from python_helpers.project.transaction_groups import transaction_groups
 from python_helpers.project.yaml_edit import SourceEdits
 from python_helpers.schema.metadata_topics import CHANGES, TRANSACTIONS
 from python_helpers.spec.generate import TopicSpec
 
 
-def _analyst_models(spec: TopicSpec, names: ModelNames) -> dict[str, tuple[str, dict[str, Any]]]:
-    """The analysts' models of a topic by layer: (template, fields)."""
+def _analyst_models(
+    spec: TopicSpec, names: ModelNames, match: str | None
+) -> dict[str, tuple[str, dict[str, Any]]]:
+    """The analysts' models of a topic by layer: (template, fields);
+    ``match``: how a transaction topic's connector identifies one
+    transaction, when its group is known (``TransactionGroup.match``)."""
     if spec.kind != CHANGES:
         kind = "transaction metadata" if spec.kind == TRANSACTIONS else "schema-change"
         table = "transactions" if spec.kind == TRANSACTIONS else "schema_history"
+        fields = {"topic": spec.topic, "staging": names.staging, "match": match}
         return {
             "staging": (
                 "metadata_staging",
                 {"topic": spec.topic, "kind": kind, "base": names.base},
             ),
-            "current": (table, {"topic": spec.topic, "staging": names.staging}),
+            "current": (table, fields),
         }
     staging = {"topic": spec.topic, "connector": spec.connector, "base": names.base}
     if connectors.stages_documents(spec.connector):
@@ -68,21 +74,27 @@ def _source_description(spec: TopicSpec) -> str:
 
 
 def scaffold(
-    project: Path, spec: TopicSpec, entity: str | None = None, sources: SourceEdits | None = None
+    project: Path,
+    spec: TopicSpec,
+    entity: str | None = None,
+    sources: SourceEdits | None = None,
+    match: str | None = None,
 ) -> list[Path]:
     """Write the analysts' files of one topic (staging and current-state
     models, their properties files); returns the files touched. Its raw
-    table goes into ``sources`` (written by the caller), else at once."""
+    table goes into ``sources`` (written by the caller), else at once.
+    ``match``: for a transaction topic, how its connector identifies one
+    transaction (none while the connector is unknown: the id as written)."""
     if sources is None:
         edits = SourceEdits()
-        written = scaffold(project, spec, entity, edits)
+        written = scaffold(project, spec, entity, edits, match)
         edits.write()
         return written
     names = ModelNames.for_spec(spec, entity)
     layers = [layer for layer in topic_layers(spec, False) if layer in ANALYST_LAYERS]
     entries = dict(zip(layers, model_entries(spec, names, layers), strict=True))
     touched: list[Path] = []
-    for layer, (template, fields) in _analyst_models(spec, names).items():
+    for layer, (template, fields) in _analyst_models(spec, names, match).items():
         if layer in layers:
             path = project / names.path(layer)
             write_sql(path, model_templates.render(template, **fields))
@@ -120,9 +132,12 @@ def scaffold_all(
             taken[name] = Path(f"<{spec.topic}>")
     touched: dict[Path, None] = {}  # in order, once each
     sources = SourceEdits()
+    groups = transaction_groups({spec.topic: spec for spec in specs})
     for spec in new:
         if spec.topic not in existing:
-            for path in scaffold(project, spec, (entities or {}).get(spec.topic), sources):
+            match = groups[spec.topic].match if spec.topic in groups else None
+            entity = (entities or {}).get(spec.topic)
+            for path in scaffold(project, spec, entity, sources, match):
                 touched[path] = None
     sources.write()
     check_project(project / MODELS_DIR)

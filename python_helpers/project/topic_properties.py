@@ -320,7 +320,8 @@ def _metadata_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str,
         current = {
             "name": names.current,
             "description": f"One row per transaction of topic `{spec.topic}`: join"
-            " `transaction_id` to the change events' `_cdc_transaction_id`.",
+            " `transaction_key` to the change events' `_cdc_transaction_id` (for"
+            " PostgreSQL its part before the `:`).",
             "config": model_meta(spec, "current"),
             "columns": described(TRANSACTIONS_TABLE_COLUMNS),
         }

@@ -86,10 +86,15 @@ def watch(args: argparse.Namespace) -> int:
     log_path.parent.mkdir(parents=True, exist_ok=True)
     serving = target_name() == "local" and args.serve_port != 0
     if serving:
-        from python_helpers.engine.spark_session import local_spark, local_spark_conf
+        from python_helpers.engine.spark_session import (
+            local_spark,
+            local_spark_conf,
+            long_running_conf,
+        )
 
         port = args.serve_port or thrift.cluster_port(Path("."))
-        conf = watch_endpoint.serving_conf(local_spark_conf(Path(".")))
+        profile = local_spark_conf(Path("."))
+        conf = watch_endpoint.serving_conf(profile) | long_running_conf(profile)
         spark = local_spark(Path("."), conf)
         watch_endpoint.serve(spark, state, port)
         print(

@@ -190,7 +190,12 @@ def bank_tables(connector: str, topic: str) -> dict[str, str]:
 
 
 def bank_progress(connector: str) -> str:
-    return f"cdc_current.debezium__{BANK_TOPICS[connector][0]}_transaction__progress"
+    return f"{bank_transactions(connector)}__progress"
+
+
+def bank_transactions(connector: str) -> str:
+    """The analysts' transactions table of a bank connector's transaction topic."""
+    return f"cdc_current.debezium__{BANK_TOPICS[connector][0]}_transaction"
 
 
 BANK_TABLES = [
@@ -201,6 +206,7 @@ BANK_TABLES = [
         for table in bank_tables(connector, topic).values()
     ),
     *(bank_progress(connector) for connector in BANK_TOPICS),
+    *(bank_transactions(connector) for connector in BANK_TOPICS),
 ]
 # the corpus all-types events, payload-only, with hand-written value schemas
 # (tests in test_corpus_types.py)

@@ -270,7 +270,11 @@ def visible_transactions(
 
 
 def consistent_state(
-    changes: list[dict[str, Any]], visible: set[str], whole_id: bool, *key: str
+    changes: list[dict[str, Any]],
+    visible: set[str],
+    whole_id: bool,
+    *key: str,
+    snapshot_deletes: bool = False,
 ) -> dict[Any, dict[str, Any]]:
     """The current state of a topic from its events outside transactions
     and those of the ``visible`` transactions only."""
@@ -281,7 +285,7 @@ def consistent_state(
             return True
         return (block["id"] if whole_id else block["id"].split(":")[0]) in visible
 
-    return current_state([e for e in changes if shown(e)], *key)
+    return current_state([e for e in changes if shown(e)], *key, snapshot_deletes=snapshot_deletes)
 
 
 def history(changes: list[dict[str, Any]], *key: str) -> list[dict[str, Any]]:

@@ -96,7 +96,7 @@ def test_sync_scaffolds_a_new_topic_once(tmp_path: Path, project: Path) -> None:
     }
     current = tmp_path / "models/current/postgres"
     state_sql = (current / "postgres__shop_sales_orders__state.sql").read_text()
-    assert "unique_key=['order_id'], cdc_delete_markers=true" in state_sql
+    assert "unique_key=['order_id'],\n    cdc_delete_markers=true\n)" in state_sql
     view_sql = (current / "postgres__shop_sales_orders.sql").read_text()
     assert "ref('postgres__shop_sales_orders__state')" in view_sql
     assert "materialized='view'" in view_sql
@@ -125,7 +125,7 @@ def test_history_true_scaffolds_a_history_model_once(tmp_path: Path) -> None:
     assert second.scaffolded == [folder / "postgres__shop_sales_orders__history.sql"]
     assert second.models == [generated]  # the history model's properties are generated
     sql = (folder / "postgres__shop_sales_orders__history.sql").read_text()
-    assert "config(unique_key=['order_id', 'valid_from_position'])" in sql
+    assert "config(\n    unique_key=['order_id', 'valid_from_position']\n)" in sql
     assert "ref('stg_postgres__shop_sales_orders')" in sql
     assert "cdc_history('changes', ['order_id'])" in sql
     models = yaml.safe_load(generated.read_text())["models"]

@@ -9,7 +9,9 @@ order_lines, payments) has its END in the first build and its payment only
 in the second; 804 and 805 land in the second, 805 without an END
 (Debezium writes it when the next transaction begins). PostgreSQL's ids are
 `txId:LSN` with the LSN of each record, so BEGIN, events and END of one
-transaction carry different ids.
+transaction carry different ids. 804 also truncates payments (SQL Server,
+which cannot: a re-snapshot after 804 lacks payment 100) and 805 creates
+payment 100 again.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from conftest import PROJECT, SAMPLE_LANDING
 from e2e_harness import (
     BANK_TOPICS,
@@ -30,6 +33,7 @@ from e2e_harness import (
     bank_file,
     bank_progress,
     bank_tables,
+    bank_transactions,
     first_run_offsets,
 )
 from reference_model import (
@@ -70,6 +74,12 @@ def _expected(connector: str, run: str) -> tuple[set[str], dict[str, list[dict[s
     return visible, changes
 
 
+def _snapshot_deletes(topic: str) -> bool:
+    """What the topic's declaration says (topics/<topic>.yml)."""
+    declared = yaml.safe_load((PROJECT / "topics" / f"{topic}.yml").read_text(encoding="utf-8"))
+    return bool(declared.get("snapshot_deletes", False))
+
+
 def _sorted(rows: list[dict[str, Any]]) -> list[str]:
     return sorted(json.dumps(row, sort_keys=True, default=str) for row in rows)
 
@@ -100,11 +110,15 @@ def test_consistent_views_equal_the_reference(
     visible, changes = _expected(connector, run)
     for topic, landed in changes.items():
         tables = bank_tables(connector, topic)
-        expected = consistent_state(landed, visible, connector != "postgresql", "item_id")
+        deletes = _snapshot_deletes(topic)
+        expected = consistent_state(
+            landed, visible, connector != "postgresql", "item_id", snapshot_deletes=deletes
+        )
         got = _quantities(runs[run][tables["consistent"]]["rows"])
         assert got == {k: row["quantity"] for k, row in expected.items()}, topic
         latest = _quantities(runs[run][tables["current"]]["rows"])
-        assert latest == {k: r["quantity"] for k, r in current_state(landed, "item_id").items()}
+        state = current_state(landed, "item_id", snapshot_deletes=deletes)
+        assert latest == {k: r["quantity"] for k, r in state.items()}, topic
 
 
 @pytest.mark.parametrize("connector", CONNECTORS)
@@ -130,14 +144,30 @@ def test_a_transaction_appears_once_its_last_event_lands(
     runs: dict[str, Any], connector: str
 ) -> None:
     """Second build: 802, 803 and 804 are complete and shown; 805 has no
-    END yet, so its new order 3 is in the current view only."""
+    END yet, so its new order 3 and its payment 100 are in the current
+    view only."""
     _, topics = BANK_TOPICS[connector]
     orders, lines, payments = (bank_tables(connector, t) for t in topics)
     second = runs["second"]
     assert _quantities(second[orders["consistent"]]["rows"]) == {1: 150, 2: 250}
     assert _quantities(second[orders["current"]]["rows"]) == {1: 150, 2: 250, 3: 300}
     assert _quantities(second[lines["consistent"]]["rows"]) == {10: 6, 20: 7, 21: 8}
-    assert _quantities(second[payments["consistent"]]["rows"]) == {99: 10, 100: 150}
+
+
+@pytest.mark.parametrize("connector", CONNECTORS)
+def test_a_key_gone_before_a_hidden_change_stays_out(runs: dict[str, Any], connector: str) -> None:
+    """805 (no END) creates payment 100 again after it went: the state
+    holds 805's row, and the consistent view would show the key as its
+    newest visible event (803's create) says, but a visible truncate (804,
+    PostgreSQL and MySQL) or a complete re-snapshot that lacked it (SQL
+    Server, `snapshot_deletes`) came after that event: as of the cut the
+    key is gone, and the view leaves it out."""
+    _, topics = BANK_TOPICS[connector]
+    payments = bank_tables(connector, topics[2])
+    second = runs["second"]
+    gone = {"sqlserver": {99: 10}}.get(connector, {})  # the re-snapshot read 99
+    assert _quantities(second[payments["current"]]["rows"]) == gone | {100: 175}
+    assert _quantities(second[payments["consistent"]]["rows"]) == gone
 
 
 @pytest.mark.parametrize("run", ["first", "second"])
@@ -155,6 +185,37 @@ def test_progress_counts_each_transaction(runs: dict[str, Any], connector: str, 
     expected = {"first": ({0}, {2, 4}), "second": ({0, 2, 4, 6}, {8})}[run]
     assert (offsets.get("complete"), offsets.get("open")) == expected
     assert len(visible) == len(expected[0])
+
+
+@pytest.mark.parametrize("connector", CONNECTORS)
+def test_the_transactions_table_has_one_row_per_transaction(
+    runs: dict[str, Any], connector: str
+) -> None:
+    """The analysts' transactions table: one row per transaction of the
+    landed BEGIN/END events, the two together (PostgreSQL's differ after
+    the colon: keyed by the txId), its id the BEGIN's, `open` until its END
+    (805); every change event of the bank topics finds its row by the key
+    the model's SQL uses."""
+
+    def key(tx_id: str) -> str:
+        return tx_id.split(":")[0] if connector == "postgresql" else tx_id
+
+    expected: dict[str, dict[str, Any]] = {}
+    for boundary in _boundaries(connector, "second"):
+        expected.setdefault(key(boundary["id"]), {})[boundary["status"]] = boundary["id"]
+    rows = {r["transaction_key"]: r for r in runs["second"][bank_transactions(connector)]["rows"]}
+    assert sorted(rows) == sorted(expected) and len(rows) == 5
+    for tx, ids in expected.items():
+        row = rows[tx]
+        assert row["transaction_id"] == ids["BEGIN"], tx
+        assert row["status"] == ("committed" if "END" in ids else "open"), tx
+        assert (row["ended_at"] is None) == ("END" not in ids), tx
+    assert [r["status"] for r in rows.values()].count("open") == 1
+    _, topics = BANK_TOPICS[connector]
+    for topic in topics:
+        for event in _landed(topic, "second"):
+            if event.get("transaction"):
+                assert key(event["transaction"]["id"]) in rows, topic
 
 
 def test_tables_without_transaction_blocks_are_consistent_as_they_are(

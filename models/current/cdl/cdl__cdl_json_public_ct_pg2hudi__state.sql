@@ -3,7 +3,10 @@
 {#- `cdl_json.public.ct_pg2hudi`, -#}
 {#- one row per id, deleted keys kept as delete markers -#}
 {#- (`_cdc_op = 'd'`): analysts read the view `cdl__cdl_json_public_ct_pg2hudi`. -#}
-{{ config(unique_key=['id'], cdc_delete_markers=true) }}
+{{ config(
+    unique_key=['id'],
+    cdc_delete_markers=true
+) }}
 
 with
 

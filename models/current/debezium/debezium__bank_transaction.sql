@@ -1,9 +1,9 @@
 {#- Transactions of Kafka topic -#}
-{#- `bank.transaction`: one row per transaction id, -#}
-{#- to join with the change events' _cdc_transaction_id. -#}
+{#- `bank.transaction`: one row per transaction, -#}
+{#- to join with the change events' _cdc_transaction_id (transaction_key). -#}
 {#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
 {{ config(
-    unique_key='transaction_id',
+    unique_key='transaction_key',
     merge_matched_condition='true',
     merge_delete_condition='false',
     merge_insert_condition='true'
@@ -16,7 +16,7 @@ events as (
 ),
 
 final as (
-    {{ cdc_transactions('events') }}
+    {{ cdc_transactions('events', 'before_colon') }}
 )
 
 select * from final

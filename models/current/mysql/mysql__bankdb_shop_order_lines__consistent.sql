@@ -4,7 +4,9 @@
 {#- `mysql__bankdb_shop_order_lines` as of the newest point where every transaction -#}
 {#- of `bankdb.transaction` -#}
 {#- up to it has landed whole. -#}
-{{ config(materialized='view') }}
+{{ config(
+    materialized='view'
+) }}
 
 with
 

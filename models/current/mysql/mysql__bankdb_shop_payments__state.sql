@@ -3,7 +3,10 @@
 {#- `bankdb.shop.payments`, -#}
 {#- one row per item_id, deleted keys kept as delete markers -#}
 {#- (`_cdc_op = 'd'`): analysts read the view `mysql__bankdb_shop_payments`. -#}
-{{ config(unique_key=['item_id'], cdc_delete_markers=true) }}
+{{ config(
+    unique_key=['item_id'],
+    cdc_delete_markers=true
+) }}
 
 with
 

@@ -3,7 +3,10 @@
 {#- `mysql_cdc_1.mysql_cdc.mysql_cdc_e2e_source_table`, -#}
 {#- one row per id, deleted keys kept as delete markers -#}
 {#- (`_cdc_op = 'd'`): analysts read the view `mysql__seatunnel_all_types`. -#}
-{{ config(unique_key=['id'], cdc_delete_markers=true) }}
+{{ config(
+    unique_key=['id'],
+    cdc_delete_markers=true
+) }}
 
 with
 

@@ -3,7 +3,10 @@
 {#- `shopdb.shop.accounts`, -#}
 {#- one row per account_id, deleted keys kept as delete markers -#}
 {#- (`_cdc_op = 'd'`): analysts read the view `mysql__shopdb_shop_accounts`. -#}
-{{ config(unique_key=['account_id'], cdc_delete_markers=true) }}
+{{ config(
+    unique_key=['account_id'],
+    cdc_delete_markers=true
+) }}
 
 with
 

@@ -4,7 +4,9 @@
 {#- `postgres__bank_public_orders` as of the newest point where every transaction -#}
 {#- of `bank.transaction` -#}
 {#- up to it has landed whole. -#}
-{{ config(materialized='view') }}
+{{ config(
+    materialized='view'
+) }}
 
 with
 

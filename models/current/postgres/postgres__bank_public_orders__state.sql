@@ -3,7 +3,10 @@
 {#- `bank.public.orders`, -#}
 {#- one row per item_id, deleted keys kept as delete markers -#}
 {#- (`_cdc_op = 'd'`): analysts read the view `postgres__bank_public_orders`. -#}
-{{ config(unique_key=['item_id'], cdc_delete_markers=true) }}
+{{ config(
+    unique_key=['item_id'],
+    cdc_delete_markers=true
+) }}
 
 with
 

@@ -3,7 +3,10 @@
 {#- `fullfillment.inventory.products`, -#}
 {#- one row per id, deleted keys kept as delete markers -#}
 {#- (`_cdc_op = 'd'`): analysts read the view `postgres__fullfillment_inventory_products`. -#}
-{{ config(unique_key=['id'], cdc_delete_markers=true) }}
+{{ config(
+    unique_key=['id'],
+    cdc_delete_markers=true
+) }}
 
 with
 

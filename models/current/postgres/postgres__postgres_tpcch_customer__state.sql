@@ -3,7 +3,10 @@
 {#- `postgres.tpcch.customer`, -#}
 {#- one row per c_id, c_d_id, c_w_id, deleted keys kept as delete markers -#}
 {#- (`_cdc_op = 'd'`): analysts read the view `postgres__postgres_tpcch_customer`. -#}
-{{ config(unique_key=['c_id', 'c_d_id', 'c_w_id'], cdc_delete_markers=true) }}
+{{ config(
+    unique_key=['c_id', 'c_d_id', 'c_w_id'],
+    cdc_delete_markers=true
+) }}
 
 with
 

@@ -3,7 +3,10 @@
 {#- `postgres.tpcch.district`, -#}
 {#- one row per d_id, d_w_id, deleted keys kept as delete markers -#}
 {#- (`_cdc_op = 'd'`): analysts read the view `postgres__postgres_tpcch_district`. -#}
-{{ config(unique_key=['d_id', 'd_w_id'], cdc_delete_markers=true) }}
+{{ config(
+    unique_key=['d_id', 'd_w_id'],
+    cdc_delete_markers=true
+) }}
 
 with
 

@@ -3,7 +3,10 @@
 {#- `postgres.tpcch.neworder`, -#}
 {#- one row per no_o_id, no_d_id, no_w_id, deleted keys kept as delete markers -#}
 {#- (`_cdc_op = 'd'`): analysts read the view `postgres__postgres_tpcch_neworder`. -#}
-{{ config(unique_key=['no_o_id', 'no_d_id', 'no_w_id'], cdc_delete_markers=true) }}
+{{ config(
+    unique_key=['no_o_id', 'no_d_id', 'no_w_id'],
+    cdc_delete_markers=true
+) }}
 
 with
 

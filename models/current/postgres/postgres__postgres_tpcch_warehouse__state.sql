@@ -3,7 +3,10 @@
 {#- `postgres.tpcch.warehouse`, -#}
 {#- one row per w_id, deleted keys kept as delete markers -#}
 {#- (`_cdc_op = 'd'`): analysts read the view `postgres__postgres_tpcch_warehouse`. -#}
-{{ config(unique_key=['w_id'], cdc_delete_markers=true) }}
+{{ config(
+    unique_key=['w_id'],
+    cdc_delete_markers=true
+) }}
 
 with
 

@@ -3,7 +3,10 @@
 {#- `PostgreSQL_server.public.customers`, -#}
 {#- one row per id, deleted keys kept as delete markers -#}
 {#- (`_cdc_op = 'd'`): analysts read the view `postgres__postgresql_server_public_customers`. -#}
-{{ config(unique_key=['id'], cdc_delete_markers=true) }}
+{{ config(
+    unique_key=['id'],
+    cdc_delete_markers=true
+) }}
 
 with
 

@@ -3,7 +3,10 @@
 {#- `proptest.public.items`, -#}
 {#- one row per id, deleted keys kept as delete markers -#}
 {#- (`_cdc_op = 'd'`): analysts read the view `postgres__proptest_public_items`. -#}
-{{ config(unique_key=['id'], cdc_delete_markers=true) }}
+{{ config(
+    unique_key=['id'],
+    cdc_delete_markers=true
+) }}
 
 with
 

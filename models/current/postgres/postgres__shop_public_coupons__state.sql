@@ -3,7 +3,10 @@
 {#- `shop.public.coupons`, -#}
 {#- one row per coupon_id, deleted keys kept as delete markers -#}
 {#- (`_cdc_op = 'd'`): analysts read the view `postgres__shop_public_coupons`. -#}
-{{ config(unique_key=['coupon_id'], cdc_delete_markers=true) }}
+{{ config(
+    unique_key=['coupon_id'],
+    cdc_delete_markers=true
+) }}
 
 with
 

@@ -3,7 +3,10 @@
 {#- `shop.public.orders`, -#}
 {#- one row per order_id, deleted keys kept as delete markers -#}
 {#- (`_cdc_op = 'd'`): analysts read the view `postgres__shop_public_orders`. -#}
-{{ config(unique_key=['order_id'], cdc_delete_markers=true) }}
+{{ config(
+    unique_key=['order_id'],
+    cdc_delete_markers=true
+) }}
 
 with
 

@@ -3,7 +3,10 @@
 {#- `shop.public.stock_filtered`, -#}
 {#- one row per item_id, deleted keys kept as delete markers -#}
 {#- (`_cdc_op = 'd'`): analysts read the view `postgres__shop_public_stock_filtered`. -#}
-{{ config(unique_key=['item_id'], cdc_delete_markers=true) }}
+{{ config(
+    unique_key=['item_id'],
+    cdc_delete_markers=true
+) }}
 
 with
 

@@ -3,7 +3,10 @@
 {#- `bank1.testDB.dbo.order_lines`, -#}
 {#- one row per item_id, deleted keys kept as delete markers -#}
 {#- (`_cdc_op = 'd'`): analysts read the view `sqlserver__bank1_testdb_dbo_order_lines`. -#}
-{{ config(unique_key=['item_id'], cdc_delete_markers=true) }}
+{{ config(
+    unique_key=['item_id'],
+    cdc_delete_markers=true
+) }}
 
 with
 

@@ -4,7 +4,9 @@
 {#- `sqlserver__bank1_testdb_dbo_orders` as of the newest point where every transaction -#}
 {#- of `bank1.transaction` -#}
 {#- up to it has landed whole. -#}
-{{ config(materialized='view') }}
+{{ config(
+    materialized='view'
+) }}
 
 with
 

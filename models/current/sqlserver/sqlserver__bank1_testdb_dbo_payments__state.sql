@@ -3,7 +3,11 @@
 {#- `bank1.testDB.dbo.payments`, -#}
 {#- one row per item_id, deleted keys kept as delete markers -#}
 {#- (`_cdc_op = 'd'`): analysts read the view `sqlserver__bank1_testdb_dbo_payments`. -#}
-{{ config(unique_key=['item_id'], cdc_delete_markers=true) }}
+{{ config(
+    unique_key=['item_id'],
+    cdc_delete_markers=true,
+    cdc_snapshot_deletes=true
+) }}
 
 with
 

@@ -3,7 +3,10 @@
 {#- `sqlserver_transaction_log_source.dbo.full_types_1`, -#}
 {#- one row per id, deleted keys kept as delete markers -#}
 {#- (`_cdc_op = 'd'`): analysts read the view `sqlserver__seatunnel_full_types_1`. -#}
-{{ config(unique_key=['id'], cdc_delete_markers=true) }}
+{{ config(
+    unique_key=['id'],
+    cdc_delete_markers=true
+) }}
 
 with
 

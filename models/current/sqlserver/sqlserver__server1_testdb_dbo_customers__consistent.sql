@@ -4,7 +4,9 @@
 {#- `sqlserver__server1_testdb_dbo_customers` as of the newest point where every transaction -#}
 {#- of `server1.transaction` -#}
 {#- up to it has landed whole. -#}
-{{ config(materialized='view') }}
+{{ config(
+    materialized='view'
+) }}
 
 with
 

@@ -3,7 +3,10 @@
 {#- `server1.testDB.dbo.customers`, -#}
 {#- one row per id, deleted keys kept as delete markers -#}
 {#- (`_cdc_op = 'd'`): analysts read the view `sqlserver__server1_testdb_dbo_customers`. -#}
-{{ config(unique_key=['id'], cdc_delete_markers=true) }}
+{{ config(
+    unique_key=['id'],
+    cdc_delete_markers=true
+) }}
 
 with
 

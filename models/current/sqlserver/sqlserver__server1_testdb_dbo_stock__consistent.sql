@@ -4,7 +4,10 @@
 {#- `sqlserver__server1_testdb_dbo_stock` as of the newest point where every transaction -#}
 {#- of `server1.transaction` -#}
 {#- up to it has landed whole. -#}
-{{ config(materialized='view') }}
+{{ config(
+    materialized='view',
+    cdc_snapshot_deletes=true
+) }}
 
 with
 

@@ -3,7 +3,10 @@
 {#- `server1.testDB.dbo.tablea`, -#}
 {#- one row per pk, deleted keys kept as delete markers -#}
 {#- (`_cdc_op = 'd'`): analysts read the view `sqlserver__server1_testdb_dbo_tablea`. -#}
-{{ config(unique_key=['pk'], cdc_delete_markers=true) }}
+{{ config(
+    unique_key=['pk'],
+    cdc_delete_markers=true
+) }}
 
 with
 

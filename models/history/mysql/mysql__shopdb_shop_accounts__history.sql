@@ -2,7 +2,9 @@
 {#- History of Kafka topic -#}
 {#- `shopdb.shop.accounts` (SCD type 2): -#}
 {#- one row per version of each account_id. -#}
-{{ config(unique_key=['account_id', 'valid_from_position']) }}
+{{ config(
+    unique_key=['account_id', 'valid_from_position']
+) }}
 
 with
 

@@ -2,7 +2,9 @@
 {#- History of Kafka topic -#}
 {#- `postgres.tpcch.neworder` (SCD type 2): -#}
 {#- one row per version of each no_o_id, no_d_id, no_w_id. -#}
-{{ config(unique_key=['no_o_id', 'no_d_id', 'no_w_id', 'valid_from_position']) }}
+{{ config(
+    unique_key=['no_o_id', 'no_d_id', 'no_w_id', 'valid_from_position']
+) }}
 
 with
 

@@ -2,7 +2,9 @@
 {#- History of Kafka topic -#}
 {#- `shop.public.coupons` (SCD type 2): -#}
 {#- one row per version of each coupon_id. -#}
-{{ config(unique_key=['coupon_id', 'valid_from_position']) }}
+{{ config(
+    unique_key=['coupon_id', 'valid_from_position']
+) }}
 
 with
 

@@ -2,7 +2,9 @@
 {#- History of Kafka topic -#}
 {#- `server1.testDB.dbo.customers` (SCD type 2): -#}
 {#- one row per version of each id. -#}
-{{ config(unique_key=['id', 'valid_from_position']) }}
+{{ config(
+    unique_key=['id', 'valid_from_position']
+) }}
 
 with
 
