@@ -310,6 +310,23 @@ def _stream(
     return appended / elapsed, elapsed - seconds, backlog, lags
 
 
+def _lag_row(lags: list[float], what: str) -> tuple[Row, bool]:
+    """The row of the lag each cycle reported, and whether it grows: the
+    median of the last third of the cycles above the first third's by more
+    than a quarter (one cycle's tests and maintenance make a spike, not a
+    trend)."""
+    part = max(1, len(lags) // 3)
+    early, late = statistics.median(lags[:part] or [0]), statistics.median(lags[-part:] or [0])
+    grows = late > 1.25 * early
+    row = (
+        f"lag per cycle {what} (s): median of the first vs last third of the cycles",
+        f"{early:.1f} vs {late:.1f} ({len(lags)} cycles, range"
+        f" {min(lags or [0]):.1f}-{max(lags or [0]):.1f})",
+        "growing" if grows else "not growing",
+    )
+    return row, grows
+
+
 def _window(samples: list[Sample], since: float, until: float) -> list[Sample]:
     return [x for x in samples if since <= x.at <= until]
 
@@ -495,12 +512,7 @@ def _throughput(
     )
     third = max(1, len(backlog) // 3)
     backlog_grows = statistics.mean(backlog[-third:]) > statistics.mean(backlog[:third])
-    # the lag each cycle reports: growing = the median of the last third of
-    # the stream's cycles above the first third's by more than a quarter
-    # (one cycle's tests and maintenance make a spike, not a trend)
-    part = max(1, len(lags) // 3)
-    early, late = statistics.median(lags[:part] or [0]), statistics.median(lags[-part:] or [0])
-    lag_grows = late > 1.25 * early
+    lag_row, lag_grows = _lag_row(lags, "while the stream ran")
     kept_up = rate >= 0.5 * _ceiling_rate() and not lag_grows
     rows.append(
         (
@@ -512,14 +524,7 @@ def _throughput(
             "met" if kept_up else "not met",
         )
     )
-    rows.append(
-        (
-            "lag per cycle while the stream ran (s): median of the first vs last third",
-            f"{early:.1f} vs {late:.1f} ({len(lags)} cycles, range"
-            f" {min(lags or [0]):.1f}-{max(lags or [0]):.1f})",
-            "growing" if lag_grows else "not growing",
-        )
-    )
+    rows.append(lag_row)
     rows.append(
         (
             "events landed and built per second, stream plus drain",
@@ -565,17 +570,7 @@ def _soak(
             "",
         )
     )
-    part = max(1, len(lags) // 3)
-    early_lag = statistics.median(lags[:part] or [0])
-    late_lag = statistics.median(lags[-part:] or [0])
-    rows.append(
-        (
-            "lag per cycle (s): median of the first vs last third of the soak's cycles",
-            f"{early_lag:.1f} vs {late_lag:.1f} ({len(lags)} cycles, range"
-            f" {min(lags or [0]):.1f}-{max(lags or [0]):.1f})",
-            "growing" if late_lag > 1.25 * early_lag else "not growing",
-        )
-    )
+    rows.append(_lag_row(lags, "of the soak")[0])
     for row in _memory_rows(watched.samples, started, started + seconds, f"{seconds / 60:.0f} min"):
         rows.append(row)
     first, last = live
