@@ -162,10 +162,13 @@ thrift-down:
 ## make test-thrift: the end-to-end suite (the shared runs and every test
 ## on them) against a Thrift server it starts: landing, dbt (`cluster`
 ## target) and exports go through the server; the expected results are the
-## same as on the embedded default
+## same as on the embedded default. Plus a watch on the cluster target (its
+## own project and server: test_watch_cluster.py, skipped elsewhere)
 E2E_MODULES := tests/python/test_end_to_end.py tests/python/test_mongodb_end_to_end.py \
 	tests/python/test_merge_properties.py tests/python/test_types_end_to_end.py \
-	tests/python/test_corpus_types.py
+	tests/python/test_corpus_types.py tests/python/test_snapshots_end_to_end.py \
+	tests/python/test_transactions_end_to_end.py tests/python/test_transaction_properties.py \
+	tests/python/test_watch_cluster.py
 test-thrift: setup
 	CDC_DBT_TARGET=cluster $(if $(THRIFT_PORT),CDC_SPARK_PORT=$(THRIFT_PORT)) \
 		$(PY) -m pytest $(E2E_MODULES)

@@ -80,18 +80,23 @@
             {{- " and " if not loop.last }}{% endfor %}
     ),
 
-    before_held as (
-        select max_by(struct(events.*), events._cdc_position) as newest
+    {#- the staged events of visible transactions, and those without one -#}
+    shown_events as (
+        select events.*
         from {{ staging }} as events
-        left semi join held
-            on {% for key in keys %}events.`{{ key }}` <=> held.`{{ key }}`
-            {{- " and " if not loop.last }}{% endfor %}
         left join visible
             on {{ cdc_transaction_key('events._cdc_transaction_id', match) }}
                 = visible.transaction_key
-        where
-            events._cdc_op != 't'
-            and (events._cdc_transaction_id is null or visible.transaction_key is not null)
+        where events._cdc_transaction_id is null or visible.transaction_key is not null
+    ),
+
+    before_held as (
+        select max_by(struct(events.*), events._cdc_position) as newest
+        from shown_events as events
+        left semi join held
+            on {% for key in keys %}events.`{{ key }}` <=> held.`{{ key }}`
+            {{- " and " if not loop.last }}{% endfor %}
+        where events._cdc_op != 't'
         group by {{ _cdc_key_list('events', keys) }}
     ),
 
@@ -100,13 +105,8 @@
         read the key, had it still existed) -#}
     barriers as (
         select events._cdc_position as position
-        from {{ staging }} as events
-        left join visible
-            on {{ cdc_transaction_key('events._cdc_transaction_id', match) }}
-                = visible.transaction_key
-        where
-            events._cdc_op = 't'
-            and (events._cdc_transaction_id is null or visible.transaction_key is not null)
+        from shown_events as events
+        where events._cdc_op = 't'
         {%- if config.get('cdc_snapshot_deletes', var('cdc_snapshot_deletes', false))
             and '_cdc_source_snapshot' in staged %}
         union all

@@ -9,6 +9,8 @@
         'postgres__bank_public_order_lines',
         'postgres__bank_public_orders',
         'postgres__bank_public_payments',
+        'postgres__proptx_public_order_lines',
+        'postgres__proptx_public_orders',
         'sqlserver__bank1_testdb_dbo_order_lines',
         'sqlserver__bank1_testdb_dbo_orders',
         'sqlserver__bank1_testdb_dbo_payments',

@@ -24,7 +24,9 @@
     its own position with the value (the merge condition is `>=`).
 
     Vanished keys: with `cdc_snapshot_deletes`, a complete snapshot landed
-    in the batch deletes the keys it lacks (cdc_snapshot_deletes.sql).
+    in the batch deletes the keys it lacks (cdc_snapshot_deletes.sql), and
+    an earlier one deletes again a key it lacks that an older event landing
+    in the batch brings.
 
     Truncates (op t): every event older than the newest truncate of the
     topic (in any batch, landed before or with this one) is dropped here,
@@ -54,8 +56,8 @@
     {%- set positions = '_cdc_value_positions' in stored_names -%}
     {%- set newer = 'true' if stored is none else
         '(stored._cdc_position is null or latest.newest._cdc_position > stored._cdc_position)' -%}
-    {#- keys a complete snapshot of this batch lacks: deleted (see
-        cdc_snapshot_deletes.sql) -#}
+    {#- keys a complete snapshot lacks: deleted (cdc_snapshot_deletes.sql);
+        the stored rows only by one that completes in this batch -#}
     {%- set snapshots = cdc_completed_snapshots(staging, columns, watermark) -%}
     {%- set fixes = [] -%}
     select
@@ -147,7 +149,8 @@
                 select * from {{ relation }}
                 {%- for snapshot in snapshots %}
                 union all
-                {{ cdc_vanished_key_deletes(relation, stored, columns, keys, snapshot, watermark) }}
+                {{ cdc_vanished_key_deletes(relation, stored if snapshot.is_new else none,
+                    columns, keys, snapshot, watermark, truncated_at) }}
                 {%- endfor %}
             ) as changes
             {%- else %}

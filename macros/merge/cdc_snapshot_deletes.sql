@@ -5,10 +5,13 @@
     (config `cdc_snapshot_deletes`, else the project variable of that name;
     off by default: a filtered snapshot, Debezium's `additional-conditions`
     or `snapshot.select.statement.overrides`, looks exactly like a full one
-    in the events), each complete snapshot of the topic that ends in the
-    batches a run merges deletes the keys that are in the state (or in the
+    in the events), each complete snapshot of the topic that completes in
+    the batches a run merges (its end marker, or the read that fills its
+    last gap, is in them) deletes the keys that are in the state (or in the
     merged batches) at a position older than the snapshot's start and absent
-    from the snapshot.
+    from the snapshot; and a complete snapshot of an earlier run deletes
+    again such a key that an older event of the merged batches brings (a
+    lagging partition's event of a key never seen before).
 
     A snapshot of a topic is the set of its read events (op r, source.snapshot
     neither false nor incremental) at one source position: a blocking or
@@ -34,21 +37,26 @@
     `_cdc_source_committed_at` the snapshot's newest read time.
 -#}
 
-{#- The complete snapshots whose end marker is in the staging batches after
-    `watermark` (-1 or none: all): dicts of `started_at` (the
-    first position, as text), `prefix` (the position without the offset, as
-    text), `landing_batch` and `read_at`. Empty unless enabled. -#}
+{#- The complete snapshots that bear on the staging batches after
+    `watermark` (-1 or none: all): those with a read in them (the snapshot
+    completes with them: its end marker, or a read that fills its last gap,
+    landed there; `is_new`) and those that started after the oldest event
+    in them (an older event landing late, e.g. from a lagging partition: a
+    key it brings that the snapshot lacks is deleted again). Dicts of
+    `started_at` (the first position, as text), `prefix` (the position
+    without the offset, as text), `landing_batch`, `read_at` and `is_new`.
+    Empty unless enabled. Its cost: one pass over the end markers of every
+    staged batch (one column), like the truncates'. -#}
 {% macro cdc_completed_snapshots(staging, columns, watermark) -%}
     {%- set names = columns | map(attribute='name') | list -%}
     {%- if not execute or staging is none or '_cdc_source_snapshot' not in names
         or not config.get('cdc_snapshot_deletes', var('cdc_snapshot_deletes', false)) -%}
         {{- return([]) -}}
     {%- endif -%}
+    {%- set since = watermark if watermark is not none else -1 -%}
     {%- set ended = run_query(
         "select distinct " ~ _cdc_snapshot_prefix('_cdc_position') ~ " from " ~ staging
-        ~ " where _cdc_op = 'r'"
-        ~ " and _cdc_source_snapshot in ('last', 'last_in_data_collection') and "
-        ~ cdc_new_batches_filter('_landing_batch', watermark if watermark is not none else -1)
+        ~ " where _cdc_op = 'r' and _cdc_source_snapshot in ('last', 'last_in_data_collection')"
     ).columns[0].values() -%}
     {%- if not ended -%}
         {{- return([]) -}}
@@ -60,11 +68,18 @@
             complete.landing_batch,
             cast(complete.read_at as string) as read_at
         from ({{ cdc_complete_snapshots(staging, ended) }}) as complete
+        cross join (
+            select min(batch._cdc_position) as oldest
+            from {{ staging }} as batch
+            where batch._cdc_op != 't' and {{ cdc_new_batches_filter('batch._landing_batch', since) }}
+        ) as batch
+        where complete.landing_batch > {{ since }} or complete.started_at > batch.oldest
     {%- endset -%}
     {%- set complete = [] -%}
     {%- for row in run_query(found).rows -%}
         {%- do complete.append({'prefix': row[0], 'started_at': row[1],
-            'landing_batch': row[2] | int, 'read_at': row[3]}) -%}
+            'landing_batch': row[2] | int, 'read_at': row[3],
+            'is_new': row[2] | int > since}) -%}
     {%- endfor -%}
     {{- return(complete) -}}
 {%- endmacro %}
@@ -112,8 +127,11 @@
 {#- The synthetic delete events (rows shaped like the staging `columns`) of
     the keys that `snapshot` (one of cdc_completed_snapshots) lacks: keys
     of `stored` rows that are not delete markers and keys of the batch's
-    events in `relation`, older than the snapshot's start. -#}
-{% macro cdc_vanished_key_deletes(relation, stored, columns, keys, snapshot, watermark) -%}
+    events in `relation`, older than the snapshot's start (and not older
+    than `truncated_at`, the newest truncate: a truncated key is gone
+    already). -#}
+{% macro cdc_vanished_key_deletes(relation, stored, columns, keys, snapshot, watermark,
+    truncated_at=none) -%}
     select
         {%- for column in columns %}
         {%- set name = column.name %}
@@ -130,7 +148,10 @@
         {%- elif name == '_cdc_source_committed_at' and snapshot.read_at is not none %}
         cast('{{ snapshot.read_at }}' as timestamp)
         {%- elif name == '_landing_batch' %}
-        cast({{ snapshot.landing_batch }} as bigint)
+        {#- the newer of the snapshot's and the key's event's: a delete made
+            again by an earlier snapshot belongs to the batch that brought
+            the key -#}
+        greatest(cast({{ snapshot.landing_batch }} as bigint), candidates._landing_batch)
         {%- elif name == '_staged_at' %}
         {{ cdc_staged_at() }}
         {%- else %}
@@ -138,20 +159,33 @@
         {%- endif %} as `{{ name }}`{{ "," if not loop.last }}
         {%- endfor %}
     from (
-        {%- if stored is not none %}
-        select {{ _cdc_key_list('kept', keys) }}
-        from {{ stored }} as kept
-        where
-            kept._cdc_op != 'd'
-            and ({{ cdc_position_before('kept._cdc_position', snapshot.started_at) }})
-        union
-        {%- endif %}
-        select {{ _cdc_key_list('older', keys) }}
-        from {{ relation }} as older
-        where
-            older._cdc_op != 't'
-            and {{ cdc_new_batches_filter('older._landing_batch', watermark) }}
-            and ({{ cdc_position_before('older._cdc_position', snapshot.started_at) }})
+        select
+            {{ _cdc_key_list('found', keys) }},
+            max(found._landing_batch) as _landing_batch
+        from (
+            {%- if stored is not none %}
+            select
+                {{ _cdc_key_list('kept', keys) }},
+                cast(null as bigint) as _landing_batch
+            from {{ stored }} as kept
+            where
+                kept._cdc_op != 'd'
+                and ({{ cdc_position_before('kept._cdc_position', snapshot.started_at) }})
+            union all
+            {%- endif %}
+            select
+                {{ _cdc_key_list('older', keys) }},
+                older._landing_batch
+            from {{ relation }} as older
+            where
+                older._cdc_op != 't'
+                and {{ cdc_new_batches_filter('older._landing_batch', watermark) }}
+                and ({{ cdc_position_before('older._cdc_position', snapshot.started_at) }})
+                {%- if truncated_at %}
+                and not ({{ cdc_position_before('older._cdc_position', truncated_at) }})
+                {%- endif %}
+        ) as found
+        group by {{ _cdc_key_list('found', keys) }}
     ) as candidates
     left anti join (
         select {{ _cdc_key_list('reads', keys) }}

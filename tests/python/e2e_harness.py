@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import property_histories as prop
+import property_transactions as proptx
 from conftest import ORDERS_TOPIC, PRODUCTS_TOPIC, PROJECT, SAMPLE_LANDING
 
 from python_helpers import connectors
@@ -83,6 +84,7 @@ PROPERTY_TABLES = {
     "current": "cdc_current.postgres__proptest_public_items",
     "state": "cdc_current.postgres__proptest_public_items__state",
     "history": "cdc_history.postgres__proptest_public_items__history",
+    "as_of": "cdc_examples.proptest_items_as_of",
     "quarantine": "cdc_staging.stg_postgres__proptest_public_items__quarantine",
     "raw": "cdc_landing.proptest_public_items",
     "duplicates": "cdc_landing._landing_duplicates",
@@ -198,6 +200,10 @@ def bank_transactions(connector: str) -> str:
     return f"cdc_current.debezium__{BANK_TOPICS[connector][0]}_transaction"
 
 
+# property tests of the consistent views (test_transaction_properties.py):
+# random transactions over two tables (property_transactions.py)
+PROPTX_TABLES = {topic: bank_tables(proptx.CONNECTOR, topic) for topic in proptx.TOPICS.values()}
+PROPTX_HISTORIES = max(1, PROPERTY_EXAMPLES // 4)
 BANK_TABLES = [
     *(
         table
@@ -280,6 +286,7 @@ CONNECTOR_TABLES = [
 ]
 ALL_TABLES = [
     *CONNECTOR_TABLES,
+    "cdc_landing._run_metrics",
     COUPONS,
     DOCS,
     STG_DOCS,
@@ -290,6 +297,7 @@ ALL_TABLES = [
     COUPONS_STATE,
     *HISTORY.values(),
     *PROPERTY_TABLES.values(),
+    *(table for tables in PROPTX_TABLES.values() for table in tables.values()),
     PRODUCTS,
     ORDERS,
     STG_ORDERS,
@@ -485,23 +493,43 @@ def newer_half_first(landing: Path) -> Path:
 
 def property_records(count: int, seed: int) -> prop.Delivery:
     """The generated histories of the property tests, as Kafka records."""
-    drawn = prop.truncates_first(prop.draw_histories(count, seed))
+    drawn = prop.table_wide_first(prop.draw_histories(count, seed))
     events = [prop.simulate(prop.GENERATED_FROM + i, steps) for i, steps in enumerate(drawn)]
     return prop.deliver(events, seed, first_offset=prop.GENERATED_OFFSETS)
 
 
-def _full_landing(root: Path, delivery: prop.Delivery) -> Path:
+def property_transactions(count: int, seed: int) -> tuple[dict[str, str], dict[str, str]]:
+    """The generated transactions of the consistent views' property tests:
+    per topic, the kcat lines of the first landing and of the rest."""
+    records = proptx.simulate(
+        proptx.draw(count, seed), first_index=proptx.GENERATED_FROM, open_last=True
+    )
+    return proptx.kcat_lines(records, seed, first_offset=proptx.GENERATED_OFFSETS)
+
+
+def _write_lines(landing: Path, name: str, lines: dict[str, str]) -> None:
+    for topic, text in lines.items():
+        (landing / topic).mkdir(parents=True, exist_ok=True)
+        (landing / topic / name).write_text(text, encoding="utf-8")
+
+
+def _full_landing(
+    root: Path, delivery: prop.Delivery, transactions: tuple[dict[str, str], dict[str, str]]
+) -> Path:
     """The sample landing (topic folders linked) plus the generated records
-    of the property-test topic."""
+    of the property-test topics."""
     landing = root / "full"
     landing.mkdir()
+    generated = {prop.TOPIC, *transactions[0]}
     for topic in sorted(p for p in SAMPLE_LANDING.iterdir() if p.is_dir()):
-        if topic.name == prop.TOPIC:
+        if topic.name in generated:
             shutil.copytree(topic, landing / topic.name)
         else:
             (landing / topic.name).symlink_to(topic.resolve(), target_is_directory=True)
     prop.write_records(landing / prop.TOPIC / "generated-first-kcat.jsonl", delivery.first)
     prop.write_records(landing / prop.TOPIC / "generated-rest-kcat.jsonl", delivery.rest)
+    _write_lines(landing, "generated-first-kcat.jsonl", transactions[0])
+    _write_lines(landing, "generated-rest-kcat.jsonl", transactions[1])
     return landing
 
 
@@ -555,8 +583,10 @@ def build_runs(scratch: Path, delivery: prop.Delivery) -> dict[str, Any]:
 def _build_runs(scratch: Path, delivery: prop.Delivery) -> dict[str, Any]:
     partial = _partial_landing(scratch)
     prop.write_records(partial / prop.TOPIC / "generated-first-kcat.jsonl", delivery.first)
+    transactions = property_transactions(PROPTX_HISTORIES, PROPERTY_SEED)
+    _write_lines(partial, "generated-first-kcat.jsonl", transactions[0])
     first, _ = _run_and_export(partial, scratch, "build", *FULL_TESTS)
-    full = _full_landing(scratch, delivery)
+    full = _full_landing(scratch, delivery, transactions)
     second_build = ("run", "--landing", str(full), "--", "build", *FULL_TESTS)
     # crash test: the second build dies right after a topic's raw append
     # commits (before its manifest rows: issue 21), is killed while landing
@@ -583,11 +613,21 @@ def _build_runs(scratch: Path, delivery: prop.Delivery) -> dict[str, Any]:
         "second": first_landed + [r | {"_batch": 2} for r in sample + delivery.rest],
     }
     landed["third"] = landed["second"]
+    samples = {
+        topic: (SAMPLE_LANDING / topic / proptx.SAMPLE_FILE).read_text(encoding="utf-8")
+        for topic in transactions[0]
+    }
+    transaction_lines = {
+        "first": transactions[0],
+        "second": {t: samples[t] + transactions[0][t] + transactions[1][t] for t in samples},
+    }
+    transaction_lines["third"] = transaction_lines["second"]
     return {
         "first": first,
         "second": second,
         "third": third,
         "property_records": landed,
+        "transaction_lines": transaction_lines,
         "crashes": crashes,
         "shown": shown,
     }

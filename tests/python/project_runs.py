@@ -9,14 +9,17 @@ from pathlib import Path
 from conftest import PROJECT
 
 
-def run_in(project: Path, state: Path, *args: str) -> str:
-    """Run ``args`` in ``project`` with its own state folder; its output.
-    Fails the test, with the end of both streams, when the command fails."""
+def run_in(project: Path, state: Path, *args: str, port: int | None = None) -> str:
+    """Run ``args`` in ``project`` with its own state folder (and, given
+    ``port``, the cluster target's Thrift port); its output. Fails the
+    test, with the end of both streams, when the command fails."""
     env = os.environ | {
         "CDC_STATE_DIR": str(state),
         "DBT_PROFILES_DIR": "profiles",
         "PYTHONPATH": str(PROJECT),
     }
+    if port is not None:
+        env["CDC_SPARK_PORT"] = str(port)
     done = subprocess.run(args, cwd=project, env=env, capture_output=True, text=True)
     assert done.returncode == 0, f"{' '.join(args)}:\n{done.stdout[-4000:]}\n{done.stderr[-3000:]}"
     return done.stdout

@@ -128,12 +128,16 @@ def corrupt(kind: str, value: dict[str, Any]) -> str:
     return json.dumps(bad, separators=(",", ":"))
 
 
-# step kinds by weight (out of 100): mostly row changes, some key changes,
-# re-snapshots and truncates
-KINDS = [("insert", 30), ("update", 20), ("toast", 10), ("delete", 15), ("rekey", 10)] + [
+# step kinds by weight (out of 111): mostly row changes, some key changes,
+# re-snapshots, truncates and downtimes (the connector down while keys are
+# deleted, then a complete re-snapshot of the table that lacks them)
+KINDS = [("insert", 30), ("update", 20), ("toast", 15), ("delete", 15), ("rekey", 10)] + [
     ("resnapshot", 10),
     ("truncate", 5),
+    ("downtime", 6),
 ]
+# the kinds that act on the whole (shared) table
+TABLE_WIDE = ("truncate", "downtime")
 # an update that leaves a TOASTed column unchanged: Debezium sends this
 # placeholder instead of its value
 UNAVAILABLE = "__debezium_unavailable_value"
@@ -148,11 +152,13 @@ HISTORY = st.lists(STEP, min_size=1, max_size=12).filter(
 )
 
 
-def truncates_first(drawn: list[list[tuple[str, int, str]]]) -> list[list[tuple[str, int, str]]]:
-    """Histories with a truncate first: they get the lowest LSN ranges, so a
-    truncate (which empties the whole shared table at its position) clears
-    only other truncating histories, never the rest."""
-    return sorted(drawn, key=lambda steps: not any(s[0] == "truncate" for s in steps))
+def table_wide_first(drawn: list[list[tuple[str, int, str]]]) -> list[list[tuple[str, int, str]]]:
+    """Histories with a truncate or a downtime first: they get the lowest LSN
+    ranges, so a truncate (which empties the whole shared table at its
+    position) or a complete re-snapshot (which deletes every older key of
+    the table it lacks) clears only other such histories, never the rest
+    (the topic declares ``snapshot_deletes``)."""
+    return sorted(drawn, key=lambda steps: not any(s[0] in TABLE_WIDE for s in steps))
 
 
 @dataclass
@@ -233,8 +239,8 @@ def simulate(index: int, steps: list[tuple[str, int, str]]) -> list[Event]:
     for number, (kind, slot, label) in enumerate(steps):
         lsn += 100
         key = index * 100 + slot
-        if kind in ("insert", "rekey"):
-            key = index * 100 + slot % SLOTS  # inserts and key changes start below SLOTS
+        if kind in ("insert", "rekey", "toast"):
+            key = index * 100 + slot % SLOTS  # inserts, key changes, TOAST: below SLOTS
         row = {"id": key, "label": label, "qty": number}  # the Kafka key's id
         if kind == "insert" or (kind == "update" and key not in live):
             if key in live:
@@ -264,10 +270,37 @@ def simulate(index: int, steps: list[tuple[str, int, str]]) -> list[Event]:
         elif kind == "truncate":
             live.clear()
             events.append(Event(None, _envelope("t", None, None, lsn, "false"), lsn))
-        elif kind == "resnapshot":
+        elif kind == "resnapshot":  # no start or end marker: incomplete
             for snapshot_key in sorted(live):
                 value = _envelope("r", None, live[snapshot_key], lsn, "true")
                 events.append(Event(snapshot_key, value, lsn))
+        elif kind == "downtime":
+            for gone in [k for k in sorted(live) if (k + slot) % 3 == 0]:
+                del live[gone]  # deleted while the connector was down: no event
+            events += _complete_snapshot(live, lsn, markers=SNAPSHOT_MARKERS[index % 2])
+    return events
+
+
+# a one-table blocking snapshot's markers (Debezium): the first and last
+# read of the whole snapshot, or of the table
+SNAPSHOT_MARKERS = (("first", "last"), ("first_in_data_collection", "last_in_data_collection"))
+
+
+def _complete_snapshot(
+    live: dict[int, dict[str, Any]], lsn: int, markers: tuple[str, str]
+) -> list[Event]:
+    """The reads of a complete snapshot of ``live`` at ``lsn``: the start
+    marker on the first, the end marker on the last (a one-row table's only
+    read carries the end marker), ``true`` between."""
+    keys = sorted(live)
+    events = []
+    for number, key in enumerate(keys):
+        marker = "true"
+        if number == len(keys) - 1:
+            marker = markers[1]
+        elif number == 0:
+            marker = markers[0]
+        events.append(Event(key, _envelope("r", None, live[key], lsn, marker), lsn))
     return events
 
 
@@ -324,7 +357,11 @@ def landed_events(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
         payload = json.loads(record["payload"])["payload"]
         # the reference orders by (lsn, offset); offsets repeat across
         # partitions, as in the staged _cdc_position
-        found.append(payload | {"_offset": record["offset"], "_batch": record.get("_batch", 0)})
+        found.append(
+            payload
+            | {"_offset": record["offset"], "_partition": record["partition"]}
+            | {"_batch": record.get("_batch", 0)}
+        )
     return found
 
 
@@ -344,7 +381,7 @@ def write_sample(landing: Path) -> Path:
     holds a bad record of every kind, so the project's generated schema
     already knows the schema versions the generated bad records use (the
     shared runs sync the project itself)."""
-    drawn = truncates_first(draw_histories(6, random_seed=1))
+    drawn = table_wide_first(draw_histories(6, random_seed=1))
     histories = [simulate(i, steps) for i, steps in enumerate(drawn)]
     delivery = deliver(histories, seed=1)
     records = sorted(delivery.first + delivery.rest, key=_coordinates)

@@ -151,24 +151,37 @@ def complete_snapshots(changes: list[dict[str, Any]]) -> dict[tuple[int, ...], l
 
 
 def vanished_key_deletes(changes: list[dict[str, Any]], *key: str) -> list[dict[str, Any]]:
-    """A delete, at a complete snapshot's first position, of every key with
-    an event older than it that the snapshot did not read (its row image
-    holds only the key)."""
+    """A delete, at a complete snapshot's first position, of every key live
+    just before it (changes replayed in source order, truncates and earlier
+    snapshots' deletes applied) that the snapshot did not read (its row
+    image holds only the key)."""
+
+    def key_of(row: dict[str, Any]) -> tuple[Any, ...]:
+        return tuple(row[k] for k in key)
+
+    snapshots = complete_snapshots(changes)
+    live: dict[tuple[Any, ...], dict[str, Any]] = {}
     deletes = []
-    for start, reads in complete_snapshots(changes).items():
-        read = {tuple(row[k] for k in key) for row in reads}
-        older = {}
-        for event in changes:
-            image = event["before"] if event["op"] == "d" else event["after"]
-            if event["op"] != "t" and position(event) < start:
-                older[tuple(image[k] for k in key)] = image
-        for values, image in older.items():
-            if values not in read:
-                before = {column: None for column in image} | dict(zip(key, values, strict=True))
-                deletes.append(
-                    {"op": "d", "before": before, "after": None, "source": {}}
-                    | {"_position": list(start), "_offset": start[-1]}
-                )
+    for event in sorted(changes, key=position):
+        start = position(event)
+        if start in snapshots:
+            read = {key_of(row) for row in snapshots[start]}
+            for values, image in live.items():
+                if values not in read:
+                    before = {column: None for column in image} | dict(
+                        zip(key, values, strict=True)
+                    )
+                    deletes.append(
+                        {"op": "d", "before": before, "after": None, "source": {}}
+                        | {"_position": list(start), "_offset": start[-1]}
+                    )
+            live = {values: image for values, image in live.items() if values in read}
+        if event["op"] == "t":
+            live.clear()
+        elif event["op"] == "d":
+            live.pop(key_of(event["before"]), None)
+        else:
+            live[key_of(event["after"])] = event["after"]
     return deletes
 
 
@@ -179,19 +192,17 @@ def current_state(
     per key (the key value, or a tuple of values for a composite key). A
     column holding the unavailable-value placeholder (TOAST) keeps the key's
     previous value, None when there is none. With ``snapshot_deletes``, a
-    complete snapshot empties the state of every key it did not read, at
-    its first position."""
+    complete snapshot deletes every key it did not read, at its first
+    position (``vanished_key_deletes``)."""
 
     def key_of(row: dict[str, Any]) -> Any:
         values = tuple(row[k] for k in key)
         return values[0] if len(values) == 1 else values
 
-    snapshots = complete_snapshots(changes) if snapshot_deletes else {}
+    if snapshot_deletes:
+        changes = changes + vanished_key_deletes(changes, *key)
     state: dict[Any, dict[str, Any]] = {}
     for event in sorted(changes, key=position):
-        if position(event) in snapshots:
-            read = {key_of(row) for row in snapshots[position(event)]}
-            state = {k: row for k, row in state.items() if k in read}
         if event["op"] == "t":
             state.clear()
         elif event["op"] == "d":

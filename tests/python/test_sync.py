@@ -355,9 +355,11 @@ WITHOUT_SCHEMA_BLOCKS = {
     "bank.transaction",
     "bankdb.transaction",
     "bank1.transaction",
+    "proptx.transaction",
 }
 CONNECTORS = {
     "bank.transaction": "debezium",
+    "proptx.transaction": "debezium",
     "bankdb.transaction": "debezium",
     "bank1.transaction": "debezium",
     "bankdb.shop.orders": "mysql",

@@ -5,7 +5,8 @@
 {#- (`_cdc_op = 'd'`): analysts read the view `postgres__proptest_public_items`. -#}
 {{ config(
     unique_key=['id'],
-    cdc_delete_markers=true
+    cdc_delete_markers=true,
+    cdc_snapshot_deletes=true
 ) }}
 
 with

@@ -3,7 +3,8 @@
 {#- `proptest.public.items` (SCD type 2): -#}
 {#- one row per version of each id. -#}
 {{ config(
-    unique_key=['id', 'valid_from_position']
+    unique_key=['id', 'valid_from_position'],
+    cdc_snapshot_deletes=true
 ) }}
 
 with

@@ -1,0 +1,22 @@
+{#- Transactions of Kafka topic -#}
+{#- `proptx.transaction`: one row per transaction, -#}
+{#- to join with the change events' _cdc_transaction_id (transaction_key). -#}
+{#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
+{{ config(
+    unique_key='transaction_key',
+    merge_matched_condition='true',
+    merge_delete_condition='false',
+    merge_insert_condition='true'
+) }}
+
+with
+
+events as (
+    select * from {{ ref('stg_debezium__proptx_transaction') }}
+),
+
+final as (
+    {{ cdc_transactions('events', 'before_colon') }}
+)
+
+select * from final
