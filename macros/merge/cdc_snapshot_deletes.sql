@@ -22,7 +22,8 @@
         last table of the snapshot), and
       - its start marker landed (`first_in_data_collection`, or `first` for
         the first table), unless the snapshot is one event (a one-row table:
-        Debezium marks that row as the end), and
+        Debezium marks that row as the end; re-sent copies of it, with the
+        same Kafka key, count once), and
       - in every Kafka partition its events hold consecutive offsets: a
         record of it that was quarantined, not landed, or compacted away
         leaves a gap, and a gapped snapshot deletes nothing.
@@ -45,8 +46,9 @@
     key it brings that the snapshot lacks is deleted again). Dicts of
     `started_at` (the first position, as text), `prefix` (the position
     without the offset, as text), `landing_batch`, `read_at` and `is_new`.
-    Empty unless enabled. Its cost: one pass over the end markers of every
-    staged batch (one column), like the truncates'. -#}
+    Empty unless enabled. Its cost: one pass over three columns (op,
+    snapshot marker, position) of every staged batch for the end markers,
+    like the truncates' pass. -#}
 {% macro cdc_completed_snapshots(staging, columns, watermark) -%}
     {%- set names = columns | map(attribute='name') | list -%}
     {%- if not execute or staging is none or '_cdc_source_snapshot' not in names
@@ -107,7 +109,10 @@
             > 0 as has_start,
             count_if(reads._cdc_source_snapshot in ('last', 'last_in_data_collection'))
             > 0 as has_end,
-            count(*) as events
+            {#- distinct records: a re-sent copy of a one-row table's only
+                read (same Kafka key) is still one read -#}
+            count(distinct coalesce(reads._kafka_key, cast(reads._kafka_offset as string)))
+            as events
         from {{ staging }} as reads
         where
             {{ _cdc_is_snapshot_read('reads') }}

@@ -130,8 +130,8 @@ def complete_snapshots(changes: list[dict[str, Any]]) -> dict[tuple[int, ...], l
     the row images read. A snapshot is the reads (op r, source.snapshot not
     false or incremental) at one position less the Kafka offset; complete
     when its end marker is there, its start marker too (or it is a single
-    read: a one-row table's read is marked as the end), and its offsets in
-    each partition have no gap."""
+    read, re-sent copies aside: a one-row table's read is marked as the
+    end), and its offsets in each partition have no gap."""
     groups: dict[tuple[int, ...], list[dict[str, Any]]] = {}
     for event in changes:
         marker = str(event["source"].get("snapshot"))
@@ -144,7 +144,9 @@ def complete_snapshots(changes: list[dict[str, Any]]) -> dict[tuple[int, ...], l
         for event in reads:
             offsets.setdefault(event.get("_partition", 0), set()).add(event["_offset"])
         gapless = all(max(o) - min(o) + 1 == len(o) for o in offsets.values())
-        started = bool(markers & SNAPSHOT_STARTS) or len(reads) == 1
+        # one read: a re-sent copy of a one-row table's read is the same read
+        images = {json.dumps(e["after"], sort_keys=True, default=str) for e in reads}
+        started = bool(markers & SNAPSHOT_STARTS) or len(images) == 1
         if markers & SNAPSHOT_ENDS and started and gapless:
             complete[min(map(position, reads))] = [e["after"] for e in reads]
     return complete
