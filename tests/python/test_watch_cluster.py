@@ -89,8 +89,10 @@ def watched() -> dict[str, Any]:
             _wait_for(out_path, " staged, ", 1)
             template["payload"]["op"] = "c"
             template["payload"]["after"] |= {"id": 4001, "email": "cluster@example.com"}
+            # compact, as the sample is written: the schema block's text is
+            # its version (with spaces it is a version sync has not seen)
             (landing / TOPIC / "z-cluster.jsonl").write_text(
-                json.dumps(template) + "\n", encoding="utf-8"
+                json.dumps(template, separators=(",", ":")) + "\n", encoding="utf-8"
             )
             _wait_for(out_path, " 1 landed, ", 1)
             result["export"] = run_in(project, state, *helpers, "export", CURRENT, port=port)
