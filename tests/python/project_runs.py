@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import socket
 import subprocess
 from pathlib import Path
 
@@ -23,3 +25,16 @@ def run_in(project: Path, state: Path, *args: str, port: int | None = None) -> s
     done = subprocess.run(args, cwd=project, env=env, capture_output=True, text=True)
     assert done.returncode == 0, f"{' '.join(args)}:\n{done.stdout[-4000:]}\n{done.stderr[-3000:]}"
     return done.stdout
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def emails(output: str, table: str) -> dict[int, str]:
+    """id -> email of the rows of ``table`` in an `export` output."""
+    rows = json.loads(output)[table]["rows"]
+    return {json.loads(r)["id"]: json.loads(r)["email"] for r in rows}

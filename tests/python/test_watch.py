@@ -23,7 +23,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -32,7 +31,7 @@ from typing import Any
 
 import pytest
 from conftest import PROJECT, copy_sample_topic
-from project_runs import run_in
+from project_runs import emails, free_port, run_in
 
 from python_helpers.project.init_project import fresh_project
 
@@ -51,12 +50,6 @@ POLICY = {  # tight enough to act within the module's few cycles
 }
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def _event(template: str, key: int, email: str, op: str) -> str:
     event = json.loads(template)
     event["payload"]["op"] = op
@@ -69,11 +62,6 @@ def _wait(check: Callable[[], bool], what: str, timeout: float = 240) -> None:
     while not check():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         time.sleep(0.5)
-
-
-def _emails(output: str) -> dict[int, str]:
-    rows = json.loads(output)[CURRENT]["rows"]
-    return {json.loads(r)["id"]: json.loads(r)["email"] for r in rows}
 
 
 @pytest.fixture(scope="module")
@@ -95,7 +83,7 @@ def watched(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     helpers = [sys.executable, "-m", "python_helpers"]
     out_path = state / "watch.out"
     state.mkdir(parents=True, exist_ok=True)
-    port = _free_port()
+    port = free_port()
     run_in(project, state, *helpers, "jars")  # what `make watch` sets up first
     with out_path.open("w", encoding="utf-8") as out:
         process = subprocess.Popen(
@@ -175,10 +163,10 @@ def watched(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 def test_a_new_event_is_visible_to_other_processes_while_the_watch_runs(
     watched: dict[str, Any],
 ) -> None:
-    assert _emails(watched["export"])[3001] == "v1@example.com"
+    assert emails(watched["export"], CURRENT)[3001] == "v1@example.com"
     assert "v1@example.com" in watched["show"]
     assert watched["catalog"]["nodes"][f"model.cdc.{MODEL}"]["metadata"]["type"] == "view"
-    assert _emails(watched["export_last"])[3001] == "v4@example.com"
+    assert emails(watched["export_last"], CURRENT)[3001] == "v4@example.com"
 
 
 def test_each_cycle_that_did_something_prints_one_line(watched: dict[str, Any]) -> None:
@@ -203,7 +191,7 @@ def test_sigterm_stops_after_the_current_step_and_run_finishes_the_work(
     assert not watched["serving_left"]
     # the stopped cycle finished its landing; `run` builds what it left
     assert "nothing new to land" in watched["run_after"]
-    assert _emails(watched["export_after"])[3002] == "killed@example.com"
+    assert emails(watched["export_after"], CURRENT)[3002] == "killed@example.com"
 
 
 def test_maintain_compacts_to_no_delete_file_and_changes_no_row(watched: dict[str, Any]) -> None:

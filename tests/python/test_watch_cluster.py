@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -21,7 +20,7 @@ from typing import Any
 
 import pytest
 from conftest import PROJECT, copy_sample_topic
-from project_runs import run_in
+from project_runs import emails, free_port, run_in
 
 from python_helpers.engine import thrift
 from python_helpers.project.init_project import fresh_project
@@ -36,17 +35,6 @@ pytestmark = [
 
 TOPIC = "dbserver1.inventory.customers"
 CURRENT = "cdc_current.mysql__dbserver1_inventory_customers"
-
-
-def _emails(output: str) -> dict[int, str]:
-    rows = json.loads(output)[CURRENT]["rows"]
-    return {json.loads(r)["id"]: json.loads(r)["email"] for r in rows}
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind((thrift.HOST, 0))
-        return int(probe.getsockname()[1])
 
 
 def _wait_for(path: Path, text: str, count: int, timeout: float = 300) -> None:
@@ -67,7 +55,7 @@ def watched() -> dict[str, Any]:
     )
     helpers = [sys.executable, "-m", "python_helpers"]
     # a port of its own: the lane's shared runs serve on the profile's port
-    port = _free_port()
+    port = free_port()
     env = os.environ | {"CDC_STATE_DIR": str(state), "CDC_SPARK_PORT": str(port)}
     env |= {"PYTHONPATH": str(PROJECT)}
     server = thrift.Server(state, port)
@@ -115,10 +103,10 @@ def watched() -> dict[str, Any]:
 def test_the_watch_lands_and_builds_through_the_cluster_target(watched: dict[str, Any]) -> None:
     assert "through the cluster target" in watched["log"]
     assert "serving the tables" not in watched["output"]  # the cluster serves already
-    assert _emails(watched["export"])[4001] == "cluster@example.com"
+    assert emails(watched["export"], CURRENT)[4001] == "cluster@example.com"
     assert watched["exit"] == 0
 
 
 def test_maintain_goes_through_the_cluster_target(watched: dict[str, Any]) -> None:
     assert f"{CURRENT}__state:" in watched["maintain"]
-    assert _emails(watched["export_maintained"]) == _emails(watched["export"])
+    assert emails(watched["export_maintained"], CURRENT) == emails(watched["export"], CURRENT)
