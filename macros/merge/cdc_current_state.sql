@@ -14,10 +14,12 @@
     Without it, deletes remove rows and a first build leaves out keys whose
     newest event is a delete.
 
-    PostgreSQL TOAST: a text, binary or text-array column holding Debezium's
-    unavailable-value placeholder takes the key's value from the newest
-    earlier event that carried one: of the batch or the stored row, whichever
-    is newer (null when none was ever seen); the placeholder is never
+    Kept values (cdc_kept_columns): a text, binary or text-array column
+    holding Debezium's unavailable-value placeholder (PostgreSQL TOAST), and
+    a column of the model's `cdc_ignore_null_updates` that an update (op u)
+    sets to null, take the key's value from the newest earlier event that
+    carried one: of the batch or the stored row, whichever is newer (null
+    when none was ever seen; a delete forgets it); the placeholder is never
     written. `_cdc_value_positions` records, per such column, the position
     of the event the value came from, so an older event landing in a later
     batch still fills (or corrects) it: the stored row is then re-emitted at
@@ -46,7 +48,7 @@
     {%- set staging = cdc_staging_parent() -%}
     {%- set truncated_at = cdc_newest_truncate(staging, none) -%}
     {%- set columns = cdc_staging_columns(staging) -%}
-    {%- set toastable = cdc_toastable_columns(columns, keys) -%}
+    {%- set fillable = cdc_kept_columns(columns, keys) -%}
     {#- incremental runs read the stored row of each key in the batch -#}
     {%- set stored = load_relation(this) if watermark is not none else none -%}
     {#- columns staging has and the stored table not yet (a column added
@@ -62,7 +64,7 @@
     {%- set fixes = [] -%}
     select
         {%- for column in columns %}
-        {%- if column.name in toastable %}
+        {%- if column.name in fillable %}
         resolved.`{{ column.name }}`.v as `{{ column.name }}`,
         {%- else %}
         resolved.`{{ column.name }}`,
@@ -71,9 +73,9 @@
         {%- if not columns %}
         resolved.*,
         {%- endif %}
-        {%- if toastable %}
+        {%- if fillable %}
         map_filter(map(
-            {%- for name in toastable %}
+            {%- for name in fillable %}
             '{{ name }}', resolved.`{{ name }}`.p{{ "," if not loop.last }}
             {%- endfor %}
         ), (column_name, position) -> position is not null) as _cdc_value_positions
@@ -87,13 +89,14 @@
             {%- set field = 'latest.newest.`' ~ name ~ '`' %}
             {%- set kept = ('stored.`' ~ name ~ '`') if name in stored_names
                 else 'cast(null as ' ~ column.data_type ~ ')' %}
-            {%- if name in toastable %}
+            {%- if name in fillable %}
             {%- set known = 'latest.`_cdc_known_' ~ name ~ '`' %}
             {#- an unavailable (TOASTed, unchanged) value: the newest one known
                 before it, from this batch or the stored row (p: the position
                 it was known at, null when it is the row's own) -#}
             case
-                when {{ newer }} and not {{ cdc_is_unavailable(field, toastable[name]) }}
+                when {{ newer }}
+                    and not {{ cdc_keeps_previous('latest.newest', name, fillable[name]) }}
                     then named_struct('p', cast(null as array<bigint>), 'v', {{ field }})
                 {%- if stored is none %}
                 else coalesce({{ known }},
@@ -131,7 +134,7 @@
         from (
             select
                 max_by(struct(changes.*), changes._cdc_position) as newest
-                {%- for name, data_type in toastable.items() %},
+                {%- for name, rule in fillable.items() %},
                 {#- the column's newest value in the batch and its position;
                     a delete's is null (the key was gone) -#}
                 max_by(
@@ -140,7 +143,7 @@
                         'v', if(changes._cdc_op = 'd', null, changes.`{{ name }}`)
                     ),
                     if(changes._cdc_op != 'd'
-                        and {{ cdc_is_unavailable('changes.`' ~ name ~ '`', data_type) }},
+                        and {{ cdc_keeps_previous('changes', name, rule) }},
                         null, changes._cdc_position)
                 ) as `_cdc_known_{{ name }}`
                 {%- endfor %}
@@ -203,6 +206,65 @@
         {%- endif -%}
     {%- endfor -%}
     {{- return(found) -}}
+{%- endmacro %}
+
+{#- Of `columns`, those whose value in an event can mean "unchanged, keep
+    the key's previous one": name -> rule, a dict of `data_type` (the
+    Spark type when the column can hold the unavailable-value placeholder,
+    cdc_toastable_columns; else none) and `null_updates` (an update's null
+    in it is ignored: cdc_ignore_null_update_columns). -#}
+{% macro cdc_kept_columns(columns, keys) -%}
+    {%- set toastable = cdc_toastable_columns(columns, keys) -%}
+    {%- set ignored = cdc_ignore_null_update_columns(columns, keys) -%}
+    {%- set found = {} -%}
+    {%- for column in columns if column.name in toastable or column.name in ignored -%}
+        {%- do found.update({column.name: {
+            'data_type': toastable.get(column.name),
+            'null_updates': column.name in ignored,
+        }}) -%}
+    {%- endfor -%}
+    {{- return(found) -}}
+{%- endmacro %}
+
+{#- The columns (of `columns`, less keys and metadata) whose null in an
+    update keeps the key's previous value: the model's config
+    `cdc_ignore_null_updates`, a list of columns or `{'except': [...]}`
+    (every column but those; sync writes it from the topic's declaration,
+    `ignore_null_updates`). A listed column the relation lacks is an
+    error. -#}
+{% macro cdc_ignore_null_update_columns(columns, keys) -%}
+    {%- set setting = config.get('cdc_ignore_null_updates') -%}
+    {%- set names = [] -%}
+    {%- for column in columns if column.name not in keys and not column.name.startswith('_') -%}
+        {%- do names.append(column.name) -%}
+    {%- endfor -%}
+    {%- if setting is none or not columns -%}
+        {{- return([]) -}}
+    {%- endif -%}
+    {%- set listed = setting['except'] if setting is mapping else setting -%}
+    {%- set unknown = listed | reject('in', names) | list -%}
+    {%- if unknown -%}
+        {%- do exceptions.raise_compiler_error(
+            'cdc_ignore_null_updates names ' ~ (unknown | join(', '))
+            ~ ', not a non-key column of ' ~ this ~ ' (its columns: ' ~ (names | join(', ')) ~ ')') -%}
+    {%- endif -%}
+    {{- return(names | reject('in', listed) | list if setting is mapping else listed) -}}
+{%- endmacro %}
+
+{#- True when the value of column `name` in the event `row` (an alias)
+    means "unchanged, keep the key's previous value" under `rule` (from
+    cdc_kept_columns): the unavailable-value placeholder, or a null set by
+    an update in a column whose null updates are ignored. Never null. -#}
+{% macro cdc_keeps_previous(row, name, rule) -%}
+    {%- set field = row ~ '.`' ~ name ~ '`' -%}
+    {%- set tests = [] -%}
+    {%- if rule.data_type -%}
+        {%- do tests.append(cdc_is_unavailable(field, rule.data_type)) -%}
+    {%- endif -%}
+    {%- if rule.null_updates -%}
+        {%- do tests.append('(' ~ row ~ "._cdc_op = 'u' and " ~ field ~ ' is null)') -%}
+    {%- endif -%}
+    ({{ tests | join(' or ') }})
 {%- endmacro %}
 
 {#- True when `expr` (of Spark type `data_type`) is the unavailable-value

@@ -17,6 +17,7 @@ files (the layout before generated properties) are moved out by ``sync``.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from python_helpers.project.transaction_groups import (
 )
 from python_helpers.project.yaml_edit import remove_models
 from python_helpers.schema.metadata_topics import CHANGES, TRANSACTIONS
+from python_helpers.spec import column_settings
 from python_helpers.spec.generate import TopicSpec
 
 PROPERTIES_SUFFIX = "__generated.yml"
@@ -71,6 +73,10 @@ def _templates(
         "unique_key": repr(keys),
         "merge_key": repr([*keys, "valid_from_position"]),
         "snapshot_deletes": settings.get("snapshot_deletes"),
+        "column_configs": {
+            name: json.dumps(value)
+            for name, value in column_settings.model_configs(settings).items()
+        },
     }
     base: tuple[str, dict[str, Any]]
     if spec.kind != CHANGES:

@@ -3,7 +3,8 @@
 A declaration holds what a person decides about a topic (its primary key,
 model name, history, where its schema comes from, the converter's decimal
 format, the schema-change policy, the largest value it parses, whether a
-complete snapshot deletes the keys it lacks); everything
+complete snapshot deletes the keys it lacks, the columns whose nulls an
+update ignores); everything
 else is derived by ``sync`` from it and from the topic's schema blocks.
 
 A landing folder's ``topic.yml`` is input: ``sync`` imports it into the
@@ -36,6 +37,7 @@ SETTINGS = (
     "schema_changes",
     "max_value_bytes",
     "snapshot_deletes",
+    "ignore_null_updates",
 )
 _IMPORTED = re.compile(r"^# imported: ([0-9a-f]{32}) ", re.MULTILINE)
 _HEADER = (
@@ -108,7 +110,7 @@ def declared(project: Path, topic_dir: Path) -> Declared:
 
 
 def _value(value: Any) -> str:
-    if isinstance(value, list):
+    if isinstance(value, (list, dict)):
         return str(yaml.safe_dump(value, default_flow_style=True, width=1 << 16)).strip()
     return str(yaml.safe_dump({"v": value}, default_flow_style=False)).strip()[len("v: ") :]
 
@@ -127,7 +129,7 @@ def _comments(text: str) -> list[str]:
 
 def render(declared_: Declared, comments: list[str] | None = None) -> str:
     """A declaration's text: the header, ``comments``, then the settings in
-    SETTINGS order (lists in flow style)."""
+    SETTINGS order (lists and mappings in flow style)."""
     text = _HEADER.format(topic=declared_.topic)
     if declared_.imported:
         text += _IMPORT_LINE.format(md5=declared_.imported)

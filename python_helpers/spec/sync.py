@@ -33,7 +33,7 @@ from python_helpers.schema.metadata_topics import CHANGES, METADATA_CONNECTOR, m
 from python_helpers.schema.schema_evolution import POLICIES, QUARANTINE, version_raw_columns
 from python_helpers.schema.spark_types import DECIMAL_FORMATS, check_decodable
 from python_helpers.schema.topic_schema import TopicSchemas, scan_file
-from python_helpers.spec import declarations, spec_files
+from python_helpers.spec import column_settings, declarations, spec_files
 from python_helpers.spec.declarations import Declared
 from python_helpers.spec.digest import file_digest
 from python_helpers.spec.generate import SpecError, TopicSpec, decimal_scales, row_schema
@@ -145,8 +145,9 @@ def _flag(config: Declared, name: str) -> bool:
 
 
 def _wants_history(config: Declared) -> bool:
-    """``history: true``: scaffold an SCD type 2 history model."""
-    return _flag(config, "history")
+    """``history: true`` (or the columns it tracks): scaffold an SCD type 2
+    history model."""
+    return column_settings.wants_history(config)
 
 
 def _validated(config: Declared) -> Declared:
@@ -155,6 +156,7 @@ def _validated(config: Declared) -> Declared:
     _decimal_format(config)
     _schema_changes(config)
     _wants_history(config)
+    column_settings.ignore_null_updates(config)
     _flag(config, "snapshot_deletes")
     limit = config.settings.get("max_value_bytes")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
@@ -413,6 +415,8 @@ def sync(
         try:
             if spec.kind == CHANGES and not connectors.stages_documents(spec.connector):
                 check_decodable(spec.topic, row_schema(spec.value_schema))
+            if topic_dir.name in configs:
+                column_settings.check_columns(configs[topic_dir.name], spec)
         except SpecError as error:
             result.skipped[spec.topic] = str(error)
             continue

@@ -85,6 +85,7 @@ PROPERTY_TABLES = {
     "state": "cdc_current.postgres__proptest_public_items__state",
     "history": "cdc_history.postgres__proptest_public_items__history",
     "as_of": "cdc_examples.proptest_items_as_of",
+    "label_history": "cdc_examples.proptest_items_label_history",
     "quarantine": "cdc_staging.stg_postgres__proptest_public_items__quarantine",
     "raw": "cdc_landing.proptest_public_items",
     "duplicates": "cdc_landing._landing_duplicates",

@@ -2,7 +2,8 @@
 
 Hypothesis draws each history as a list of steps over a few keys: inserts,
 updates, TOAST updates (``label`` unchanged, sent as Debezium's
-unavailable-value placeholder), deletes, primary-key changes (delete +
+unavailable-value placeholder), partial updates (``qty`` unchanged, sent as
+null: the topic declares ``ignore_null_updates: [qty]``), deletes, primary-key changes (delete +
 create in one transaction), truncates and re-snapshots. ``simulate`` turns
 the steps into the Debezium PostgreSQL events a connector would emit
 (increasing LSNs), ``deliver`` into Kafka records the way a demanding
@@ -30,6 +31,10 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 TOPIC = "proptest.public.items"
+# the topic's declared ignore_null_updates, and the columns the example
+# model proptest_items_label_history tracks
+IGNORE_NULL = ("qty",)
+TRACKED = ("label",)
 PARTITIONS = 3
 SLOTS = 4  # keys per history; a key change moves a key to slot + SLOTS
 LSN_SPAN = 1_000_000
@@ -241,7 +246,11 @@ def simulate(index: int, steps: list[tuple[str, int, str]]) -> list[Event]:
         key = index * 100 + slot
         if kind in ("insert", "rekey", "toast"):
             key = index * 100 + slot % SLOTS  # inserts, key changes, TOAST: below SLOTS
-        row = {"id": key, "label": label, "qty": number}  # the Kafka key's id
+        # an empty label draws a null qty: an insert writes it, an update
+        # sends it for "qty unchanged" (the topic declares
+        # ignore_null_updates: [qty]; the source row keeps its qty)
+        qty = None if label == "" else number
+        row = {"id": key, "label": label, "qty": qty}  # the Kafka key's id
         if kind == "insert" or (kind == "update" and key not in live):
             if key in live:
                 kind = "update"
@@ -249,11 +258,14 @@ def simulate(index: int, steps: list[tuple[str, int, str]]) -> list[Event]:
                 live[key] = row
                 events.append(Event(key, _envelope("c", None, row, lsn, "false"), lsn))
                 continue
+        live_qty = live[key]["qty"] if key in live else None
         if kind == "update" and key in live:
-            live[key] = row
+            live[key] = row if qty is not None else row | {"qty": live_qty}
             events.append(Event(key, _envelope("u", None, row, lsn, "false"), lsn))
         elif kind == "toast" and key in live:
             live[key] = row | {"label": live[key]["label"]}
+            if qty is None:
+                live[key]["qty"] = live_qty
             sent = row | {"label": UNAVAILABLE}
             events.append(Event(key, _envelope("u", None, sent, lsn, "false"), lsn))
         elif kind == "delete" and key in live:

@@ -188,12 +188,16 @@ def vanished_key_deletes(changes: list[dict[str, Any]], *key: str) -> list[dict[
 
 
 def current_state(
-    changes: list[dict[str, Any]], *key: str, snapshot_deletes: bool = False
+    changes: list[dict[str, Any]],
+    *key: str,
+    snapshot_deletes: bool = False,
+    ignore_null: tuple[str, ...] = (),
 ) -> dict[Any, dict[str, Any]]:
     """Apply changes in source order (``position``); returns the final row
     per key (the key value, or a tuple of values for a composite key). A
-    column holding the unavailable-value placeholder (TOAST) keeps the key's
-    previous value, None when there is none. With ``snapshot_deletes``, a
+    column holding the unavailable-value placeholder (TOAST), or one of
+    ``ignore_null`` that an update sets to None, keeps the key's previous
+    value, None when there is none. With ``snapshot_deletes``, a
     complete snapshot deletes every key it did not read, at its first
     position (``vanished_key_deletes``)."""
 
@@ -211,11 +215,26 @@ def current_state(
             state.pop(key_of(event["before"]), None)
         else:
             row, previous = event["after"], state.get(key_of(event["after"]), {})
-            state[key_of(row)] = {
-                column: previous.get(column) if _unavailable(value) else value
-                for column, value in row.items()
-            }
+            state[key_of(row)] = _kept(event, row, previous, ignore_null)
     return state
+
+
+def _kept(
+    event: dict[str, Any],
+    image: dict[str, Any],
+    known: dict[str, Any],
+    ignore_null: tuple[str, ...],
+) -> dict[str, Any]:
+    """``image`` (a row image of ``event``) with each value that means
+    "unchanged" taken from ``known``, the key's previous row: the TOAST
+    placeholder, or None in a column of ``ignore_null`` set by an update."""
+
+    def unchanged(column: str, value: Any) -> bool:
+        return _unavailable(value) or (
+            value is None and event["op"] == "u" and column in ignore_null
+        )
+
+    return {c: known.get(c) if unchanged(c, v) else v for c, v in image.items()}
 
 
 def transaction_boundaries(path: Path) -> list[dict[str, Any]]:
@@ -301,12 +320,21 @@ def consistent_state(
     return current_state([e for e in changes if shown(e)], *key, snapshot_deletes=snapshot_deletes)
 
 
-def history(changes: list[dict[str, Any]], *key: str) -> list[dict[str, Any]]:
+def history(
+    changes: list[dict[str, Any]],
+    *key: str,
+    ignore_null: tuple[str, ...] = (),
+    track: tuple[str, ...] | None = None,
+) -> list[dict[str, Any]]:
     """SCD type 2 from changes in source order: one version per create,
     read or update of a key, closed by the key's next change or by the
-    first truncate after it. A TOAST placeholder takes the key's previous
-    known value (from its latest row image, `before` for a delete). A
-    re-sent event opens no second version (``first_landed_copies``)."""
+    first truncate after it. A TOAST placeholder (or a None an update sets
+    in a column of ``ignore_null``) takes the key's previous known value
+    (from its latest row image, `before` for a delete). A re-sent event
+    opens no second version (``first_landed_copies``). With ``track`` (the
+    tracked columns), an event opens a version only when it follows nothing,
+    a delete or a truncate, or changes a tracked column; otherwise it
+    updates the open version in place (its values become the event's)."""
 
     def key_of(row: dict[str, Any]) -> tuple[Any, ...]:
         return tuple(row[k] for k in key)
@@ -318,29 +346,37 @@ def history(changes: list[dict[str, Any]], *key: str) -> list[dict[str, Any]]:
         if event["op"] != "t":
             image = event["before"] if event["op"] == "d" else event["after"]
             per_key.setdefault(key_of(image), []).append(event)
-    versions = []
+    versions: list[dict[str, Any]] = []
     for events_of_key in per_key.values():
         known: dict[str, Any] = {}
+        previous: tuple[dict[str, Any], Any] | None = None  # event, closing position
         for index, event in enumerate(events_of_key):
             image = event["before"] if event["op"] == "d" else event["after"]
-            row = {c: known.get(c) if _unavailable(v) else v for c, v in image.items()}
-            known = row
+            row = _kept(event, image, known, ignore_null)
+            at = position(event)
+            closing = [(position(e), e["op"]) for e in events_of_key[index + 1 : index + 2]]
+            closing += [(t, "t") for t in truncates if t > at][:1]
+            to_position, closed_by = min(closing) if closing else (None, None)
+            opens = (
+                track is None
+                or previous is None
+                or previous[0]["op"] == "d"
+                or previous[1] == "t"
+                or any(row.get(c) != known.get(c) for c in track)
+            )
+            known, previous = row, (event, closed_by)
             if event["op"] == "d":
                 continue
-            opened = position(event)
-            closing = [(position(e), e["op"]) for e in events_of_key[index + 1 : index + 2]]
-            closing += [(t, "t") for t in truncates if t > opened][:1]
-            to_position, closed_by = min(closing) if closing else (None, None)
-            versions.append(
-                row
-                | {
-                    "valid_from_position": list(opened),
-                    "valid_to_position": None if to_position is None else list(to_position),
-                    "opened_by_op": event["op"],
-                    "closed_by_op": closed_by,
-                    "is_current": to_position is None,
-                }
-            )
+            version = row | {
+                "valid_to_position": None if to_position is None else list(to_position),
+                "closed_by_op": closed_by,
+                "is_current": to_position is None,
+            }
+            if opens:
+                version |= {"valid_from_position": list(at), "opened_by_op": event["op"]}
+                versions.append(version)
+            else:
+                versions[-1] |= version
     return versions
 
 

@@ -537,3 +537,58 @@ def test_a_landing_of_some_topics_keeps_the_transaction_groups_whole(
     result = sync(project, tmp_path, check=True)
     assert set(result.specs) == {"bankdb.transaction", "bankdb.shop.orders"}
     assert not result.generated_changed, result.models
+
+
+def test_column_settings_reach_the_generated_models_and_are_checked(tmp_path: Path) -> None:
+    """`ignore_null_updates` and `history: {track: [...]}` in a declaration
+    become the configs of the topic's state and history models (the merge
+    macros read them); a column the topic lacks, a key column, a wrong
+    shape, or ignore_null_updates on a MongoDB topic stops sync naming the
+    file."""
+    landing = tmp_path / "landing"
+    shutil.copytree(SAMPLE_LANDING / ORDERS_TOPIC, landing / "shop.sales.orders")
+    config = landing / "shop.sales.orders" / "topic.yml"
+    config.write_text(
+        "history: {track: [status]}\nignore_null_updates: {except: [coupon]}\n",
+        encoding="utf-8",
+    )
+    sync(tmp_path, landing)
+    state = (
+        tmp_path / "models/current/postgres/postgres__shop_sales_orders__state.sql"
+    ).read_text()
+    history = (
+        tmp_path / "models/history/postgres/postgres__shop_sales_orders__history.sql"
+    ).read_text()
+    assert 'cdc_ignore_null_updates={"except": ["coupon"]}\n) }}' in state
+    assert "cdc_history_columns" not in state
+    assert 'cdc_ignore_null_updates={"except": ["coupon"]},\n' in history
+    assert 'cdc_history_columns={"track": ["status"]}\n) }}' in history
+    declaration = (tmp_path / "topics" / "shop.sales.orders.yml").read_text()
+    assert "history: {track: [status]}\n" in declaration
+    # a wrong shape stops sync; a column the topic lacks skips the topic
+    # (the others sync), naming the file and the columns it has
+    for text, message in (
+        ("ignore_null_updates: status", "ignore_null_updates is 'status'; expected a list"),
+        ("history: {track: []}", r"history is \{'track': \[\]\}; expected true"),
+    ):
+        config.write_text(text + "\n", encoding="utf-8")
+        with pytest.raises(SpecError, match=f"topic.yml: {message}"):
+            sync(tmp_path, landing)
+    mongo = landing / "mongo2.shop.customers"
+    shutil.copytree(SAMPLE_LANDING / "mongo2.shop.customers", mongo)
+    (mongo / "topic.yml").write_text("ignore_null_updates: [name]\n", encoding="utf-8")
+    for text, message in (
+        ("ignore_null_updates: [status, colour]", "ignore_null_updates names colour: not a"),
+        ("ignore_null_updates: [order_id]", "ignore_null_updates names order_id: not a"),
+        ("history: {track: [colour]}", "history names colour: not a non-key column"),
+        (
+            "history: {except: [amount, ordered_on, created_at, updated_at, attributes, status,"
+            " coupon]}",
+            "history excepts every column",
+        ),
+    ):
+        config.write_text(text + "\n", encoding="utf-8")
+        skipped = sync(tmp_path, landing).skipped
+        assert message in skipped["shop.sales.orders"]
+        assert "shop.sales.orders/topic.yml: " in skipped["shop.sales.orders"]
+        assert "not for MongoDB topics" in skipped["mongo2.shop.customers"]

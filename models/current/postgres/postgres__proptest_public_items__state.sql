@@ -6,7 +6,8 @@
 {{ config(
     unique_key=['id'],
     cdc_delete_markers=true,
-    cdc_snapshot_deletes=true
+    cdc_snapshot_deletes=true,
+    cdc_ignore_null_updates=["qty"]
 ) }}
 
 with

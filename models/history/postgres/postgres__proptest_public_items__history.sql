@@ -4,7 +4,8 @@
 {#- one row per version of each id. -#}
 {{ config(
     unique_key=['id', 'valid_from_position'],
-    cdc_snapshot_deletes=true
+    cdc_snapshot_deletes=true,
+    cdc_ignore_null_updates=["qty"]
 ) }}
 
 with
