@@ -272,9 +272,9 @@
                     group by {{ _cdc_key_list('flagged', keys) }}, flagged._cdc_island
                 ) as islands
                 {%- if stored is not none %}
-                union all
                 {#- the stored versions of the recomputed keys: kept only
-                    where no recomputed one opens at the same position -#}
+                    where no recomputed one opens at the same position #}
+                union all
                 select
                     {%- for column in columns %}
                     {%- if column.name in stored_names %}
