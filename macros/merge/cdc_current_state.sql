@@ -123,6 +123,11 @@
             end as `{{ name }}`{{ "," if not loop.last }}
             {%- elif stored is none %}
             {{ field }}{{ "," if not loop.last }}
+            {%- elif name == '_landing_batch' and fixes %}
+            {#- a row re-emitted with a value an older event filled is
+                written by this batch (what a change feed reads) -#}
+            if({{ newer }}, {{ field }}, greatest({{ kept }}, {{ field }})) as `{{ name }}`
+            {{- "," if not loop.last }}
             {%- else %}
             if({{ newer }}, {{ field }}, {{ kept }}) as `{{ name }}`
             {{- "," if not loop.last }}

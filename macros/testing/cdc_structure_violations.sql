@@ -12,7 +12,7 @@
     - `undocumented`: every model, source, source table and column declared
       for them has a description;
     - `later_layer_dependency`: a model depends on no model of a later layer
-      (staging/base, then staging, current, history, examples: models that
+      (staging/base, then staging, current, history and changes, examples: models that
       read the tables as an analyst would), and every model is in one of
       those folders.
     Used by the singular tests in tests/dbt/structure/.
@@ -53,11 +53,12 @@
 {%- endmacro %}
 
 {#- The layer of a model by its folder: 0 staging/base, 1 staging,
-    2 current, 3 history, 4 examples; none outside them. -#}
+    2 current, 3 history and changes, 4 examples; none outside them. -#}
 {% macro _cdc_layer(model) -%}
     {%- set path = model.original_file_path -%}
     {%- for prefix, layer in [('models/staging/base/', 0), ('models/staging/', 1),
-        ('models/current/', 2), ('models/history/', 3), ('models/examples/', 4)] -%}
+        ('models/current/', 2), ('models/history/', 3),
+        ('models/changes/', 3), ('models/examples/', 4)] -%}
         {%- if path.startswith(prefix) -%}{{- return(layer) -}}{%- endif -%}
     {%- endfor -%}
     {{- return(none) -}}

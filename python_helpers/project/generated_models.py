@@ -95,6 +95,7 @@ def _templates(
         "quarantine": ("quarantine", common),
         "state": ("state", keyed),
         "history": ("history", keyed),
+        "changes": ("changes", keyed),
         "heartbeats": ("heartbeats", common),
         "consistent": ("consistent", keyed | transactions),
         "progress": ("transaction_progress", common | transactions),
@@ -151,7 +152,9 @@ def wanted_files(
         declared = settings.get(topic, {})
         names = all_names[topic]
         group = groups.get(topic) or members.get(topic)
-        layers = topic_layers(spec, bool(declared.get("history")), group is not None)
+        layers = topic_layers(
+            spec, bool(declared.get("history")), group is not None, declared.get("changes") is True
+        )
         generated = [layer for layer in layers if layer in GENERATED_LAYERS]
         group_fields = _transaction_fields(group, all_names) if group else {}
         templates = _templates(spec, names, generated, declared, group_fields)

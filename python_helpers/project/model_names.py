@@ -31,6 +31,7 @@ class ModelNames:
     state: str
     heartbeats: str
     history: str
+    changes: str
     consistent: str
     progress: str
 
@@ -52,6 +53,7 @@ class ModelNames:
             state=f"{folder}__{entity}__state",
             heartbeats=f"stg_{folder}__{entity}__heartbeats",
             history=f"{folder}__{entity}__history",
+            changes=f"{folder}__{entity}__changes",
             consistent=f"{folder}__{entity}__consistent",
             progress=f"{folder}__{entity}__progress",
         )
@@ -71,6 +73,7 @@ class ModelNames:
             state=layers.get("state", self.state),
             heartbeats=layers.get("heartbeats", self.heartbeats),
             history=layers.get("history", f"{current}__history"),
+            changes=layers.get("changes", f"{current}__changes"),
             consistent=layers.get("consistent", f"{current}__consistent"),
             progress=layers.get("progress", f"{current}__progress"),
             current=current,
@@ -88,6 +91,7 @@ class ModelNames:
             "state": Path("current", self.folder),
             "current": Path("current", self.folder),
             "history": Path("history", self.folder),
+            "changes": Path("changes", self.folder),
             "consistent": Path("current", self.folder),
             "progress": Path("current", self.folder),
         }[layer]

@@ -51,6 +51,7 @@ GENERATED_LAYERS = (
     "quarantine",
     "state",
     "history",
+    "changes",
     "heartbeats",
     "consistent",
     "progress",
@@ -86,8 +87,10 @@ def history_unsupported(spec: TopicSpec) -> str | None:
     return None
 
 
-def topic_layers(spec: TopicSpec, history: bool, transactions: bool = False) -> list[str]:
-    """The layers of the topic's models (``history``: declared;
+def topic_layers(
+    spec: TopicSpec, history: bool, transactions: bool = False, changes: bool = False
+) -> list[str]:
+    """The layers of the topic's models (``history``, ``changes``: declared;
     ``transactions``: the topic is in a transaction group, as a member or
     as its transaction topic, ``transaction_groups``)."""
     layers = ["base", "staging", "quarantine"]
@@ -100,6 +103,8 @@ def topic_layers(spec: TopicSpec, history: bool, transactions: bool = False) -> 
         layers.append("current")
     if history and history_unsupported(spec) is None:
         layers.append("history")
+    if changes and "state" in layers:
+        layers.append("changes")
     if transactions:
         layers.append("consistent" if "state" in layers else "progress")
     return layers
@@ -200,6 +205,7 @@ def _row_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str, Any]
             + metadata_columns(MERGED_METADATA, None),
         },
         "history": _history(spec, names),
+        "changes": _changes(spec, names),
         "consistent": {
             "name": names.consistent,
             "description": f"Transaction-consistent current state of topic `{spec.topic}`:"
@@ -220,6 +226,50 @@ def _row_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str, Any]
                 {"cdc_unique_combination": {"arguments": {"columns": list(spec.primary_key)}}}
             ]
     return entries
+
+
+def _changes(spec: TopicSpec, names: ModelNames) -> dict[str, Any]:
+    key_list = ", ".join(spec.primary_key)
+    values = [c for c in row_columns(spec, key_tests=False) if c["name"] not in spec.primary_key]
+    previous = [
+        {
+            "name": f"_cdc_previous_{column['name']}",
+            "description": f"The key's previous value of source column `{column['name']}`"
+            " (null for an insert or an upsert).",
+        }
+        for column in values
+    ]
+    return {
+        "name": names.changes,
+        "description": f"Change feed of topic `{spec.topic}`: one row per {key_list} that a"
+        f" run inserted, updated or deleted in `{names.state}` (`_cdc_change`), with its new"
+        " values and its previous ones (`_cdc_previous_*`), appended run by run. A"
+        " downstream incremental model reads the rows newer than the newest"
+        " `_cdc_feed_snapshot_id` it has seen. Built from the state rows the run wrote and the"
+        " state table as of the snapshot the feed last read (README, Ordering and merging).",
+        "config": model_meta(spec, "changes"),
+        "data_tests": [
+            {
+                "cdc_unique_combination": {
+                    "arguments": {"columns": [*spec.primary_key, "_cdc_invocation_id"]}
+                }
+            }
+        ],
+        "columns": metadata_columns(["_cdc_change"], None)
+        + row_columns(spec, key_tests=False)
+        + metadata_columns(STAGING_METADATA + extra_columns(spec), None)
+        + previous
+        + metadata_columns(CHANGE_FEED_COLUMNS, None),
+    }
+
+
+# the change feed's own columns (after the previous values)
+CHANGE_FEED_COLUMNS = [
+    "_cdc_previous_position",
+    "_cdc_feed_snapshot_id",
+    "_cdc_run_started_at",
+    "_cdc_invocation_id",
+]
 
 
 def _version_columns() -> list[dict[str, Any]]:

@@ -4,7 +4,7 @@ A declaration holds what a person decides about a topic (its primary key,
 model name, history, where its schema comes from, the converter's decimal
 format, the schema-change policy, the largest value it parses, whether a
 complete snapshot deletes the keys it lacks, the columns whose nulls an
-update ignores); everything
+update ignores, whether it has a change feed); everything
 else is derived by ``sync`` from it and from the topic's schema blocks.
 
 A landing folder's ``topic.yml`` is input: ``sync`` imports it into the
@@ -38,6 +38,7 @@ SETTINGS = (
     "max_value_bytes",
     "snapshot_deletes",
     "ignore_null_updates",
+    "changes",
 )
 _IMPORTED = re.compile(r"^# imported: ([0-9a-f]{32}) ", re.MULTILINE)
 _HEADER = (

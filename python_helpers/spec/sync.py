@@ -27,7 +27,7 @@ from python_helpers.land.landing import (
 from python_helpers.project import generated_models
 from python_helpers.project.project_check import check_project
 from python_helpers.project.scaffold import scaffold_all
-from python_helpers.project.topic_properties import history_unsupported
+from python_helpers.project.topic_properties import history_unsupported, topic_layers
 from python_helpers.schema.connect_schema import ConnectSchema, SchemaError, parse_schema
 from python_helpers.schema.metadata_topics import CHANGES, METADATA_CONNECTOR, metadata_schema
 from python_helpers.schema.schema_evolution import POLICIES, QUARANTINE, version_raw_columns
@@ -158,6 +158,7 @@ def _validated(config: Declared) -> Declared:
     _wants_history(config)
     column_settings.ignore_null_updates(config)
     _flag(config, "snapshot_deletes")
+    _flag(config, "changes")
     limit = config.settings.get("max_value_bytes")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise SpecError(f"{config.origin}: max_value_bytes is {limit!r}; expected bytes, >= 1")
@@ -463,6 +464,13 @@ def sync(
     for spec in specs_in_order:
         if spec.topic in histories and (reason := history_unsupported(spec)) is not None:
             result.warnings.append(f"{spec.topic}: history: true ignored: {reason}")
+        wants_feed = spec.topic in configs and configs[spec.topic].settings.get("changes") is True
+        if wants_feed and "state" not in topic_layers(spec, False):
+            result.warnings.append(
+                f"{spec.topic}: changes: true ignored: the topic has no state table"
+                " (a change feed reads one: MongoDB documents are replayed, a topic without"
+                " a key is not merged)"
+            )
     wanted_models = generated_models.wanted_files(project, result.specs, settings, specs)
     created = {path: None for path in wanted_models if not path.exists()}
     result.models = generated_models.write(wanted_models)

@@ -86,6 +86,8 @@ PROPERTY_TABLES = {
     "history": "cdc_history.postgres__proptest_public_items__history",
     "as_of": "cdc_examples.proptest_items_as_of",
     "label_history": "cdc_examples.proptest_items_label_history",
+    "changes": "cdc_changes.postgres__proptest_public_items__changes",
+    "totals": "cdc_examples.proptest_label_totals",
     "quarantine": "cdc_staging.stg_postgres__proptest_public_items__quarantine",
     "raw": "cdc_landing.proptest_public_items",
     "duplicates": "cdc_landing._landing_duplicates",

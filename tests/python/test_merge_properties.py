@@ -214,6 +214,71 @@ def test_history_on_chosen_columns_equals_the_reference_versions(
         assert {(r["id"], str(r["valid_from_position"])) for r in first} - opened
 
 
+def _reference_state(runs: dict[str, Any], run: str | None) -> dict[int, tuple[Any, Any]]:
+    """The reference current state after ``run`` (empty before the first)."""
+    if run is None:
+        return {}
+    state = current_state(
+        _landed(runs, run), "id", snapshot_deletes=True, ignore_null=prop.IGNORE_NULL
+    )
+    return {key: (row["label"], row["qty"]) for key, row in state.items()}
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_the_change_feed_is_the_difference_of_consecutive_states(
+    runs: dict[str, Any], run: str
+) -> None:
+    """The change feed's rows appended by a build (the crashed attempts of
+    the second included) list each key whose state the build changed, once:
+    an insert for a key it brought, a delete for a key it removed, an update
+    for a key whose values it changed (or rewrote: a re-snapshot's read),
+    with the new values and the previous ones of the reference states before
+    and after the build. The third build lands nothing: no row."""
+    index = RUNS.index(run)
+    before = _reference_state(runs, RUNS[index - 1] if index else None)
+    after = _reference_state(runs, run)
+    rows = runs[run][PROPERTY_TABLES["changes"]]["rows"]
+    earlier = runs[RUNS[index - 1]][PROPERTY_TABLES["changes"]]["rows"] if index else []
+    seen = {r["_cdc_invocation_id"] for r in earlier}
+    appended = [r for r in rows if r["_cdc_invocation_id"] not in seen]
+    by_key = {r["id"]: r for r in appended}
+    assert len(by_key) == len(appended)  # a key once per build
+    changes = {key: r["_cdc_change"] for key, r in by_key.items()}
+    assert {k for k, c in changes.items() if c == "insert"} == after.keys() - before.keys()
+    assert {k for k, c in changes.items() if c == "delete"} == before.keys() - after.keys()
+    updated = {k for k, c in changes.items() if c == "update"}
+    assert {k for k in before.keys() & after.keys() if before[k] != after[k]} <= updated
+    assert updated <= before.keys() & after.keys()
+    for key, row in by_key.items():
+        new = None if row["_cdc_change"] == "delete" else (row["label"], row["qty"])
+        old = (row["_cdc_previous_label"], row["_cdc_previous_qty"])
+        assert new == after.get(key), (key, row)
+        assert old == before.get(key, (None, None)), (key, row)
+    if run == "third":
+        assert appended == []
+    elif run == "first":  # the feed's first build lists every live key
+        assert set(changes.values()) == {"insert"}
+    else:  # the draw changes keys every way
+        assert set(changes.values()) == {"insert", "update", "delete"}
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_a_model_reading_only_the_change_feed_stays_current(runs: dict[str, Any], run: str) -> None:
+    """The example model proptest_label_totals adds each build's changes to
+    its stored totals: they equal totals over the reference state."""
+    expected: dict[str, tuple[int, int]] = {}
+    for label, qty in _reference_state(runs, run).values():
+        items, total = expected.get(label or "", (0, 0))
+        expected[label or ""] = (items + 1, total + (qty or 0))
+    rows = runs[run][PROPERTY_TABLES["totals"]]["rows"]
+    actual = {
+        r["item_label"]: (r["item_count"], r["total_qty"])
+        for r in rows
+        if (r["item_count"], r["total_qty"]) != (0, 0)
+    }
+    assert actual == expected
+
+
 @pytest.mark.parametrize("run", RUNS)
 def test_a_re_sent_event_opens_no_second_version(runs: dict[str, Any], run: str) -> None:
     """Copies of one change under new Kafka offsets (a connector restart)

@@ -592,3 +592,38 @@ def test_column_settings_reach_the_generated_models_and_are_checked(tmp_path: Pa
         assert message in skipped["shop.sales.orders"]
         assert "shop.sales.orders/topic.yml: " in skipped["shop.sales.orders"]
         assert "not for MongoDB topics" in skipped["mongo2.shop.customers"]
+
+
+def test_changes_true_generates_a_change_feed_model(tmp_path: Path) -> None:
+    """`changes: true` adds the topic's change feed (models/changes/,
+    meta cdc_layer changes, every column documented, unique per key and
+    run); a topic without a state table (MongoDB) gets none; a wrong value
+    stops sync naming the file."""
+    landing = tmp_path / "landing"
+    shutil.copytree(SAMPLE_LANDING / ORDERS_TOPIC, landing / "shop.sales.orders")
+    shutil.copytree(SAMPLE_LANDING / "mongo2.shop.customers", landing / "mongo2.shop.customers")
+    for topic in ("shop.sales.orders", "mongo2.shop.customers"):
+        (landing / topic / "topic.yml").write_text("changes: true\n", encoding="utf-8")
+    sync(tmp_path, landing)
+    feed = tmp_path / "models/changes/postgres/postgres__shop_sales_orders__changes.sql"
+    sql = feed.read_text()
+    assert "-- depends_on: {{ ref('stg_postgres__shop_sales_orders') }}" in sql
+    assert "cdc_changes(ref('postgres__shop_sales_orders__state'), ['order_id'])" in sql
+    assert not list((tmp_path / "models/changes").glob("mongodb/*"))
+    assert sync(tmp_path, landing).warnings == [
+        "mongo2.shop.customers: changes: true ignored: the topic has no state table (a change"
+        " feed reads one: MongoDB documents are replayed, a topic without a key is not merged)"
+    ]
+    generated = (
+        tmp_path / "models/staging/base/postgres/_postgres__shop_sales_orders__generated.yml"
+    )
+    models = yaml.safe_load(generated.read_text())["models"]
+    (model,) = [m for m in models if m["name"] == "postgres__shop_sales_orders__changes"]
+    assert model["config"]["meta"]["cdc_layer"] == "changes"
+    columns = [c["name"] for c in model["columns"]]
+    assert columns[0] == "_cdc_change" and "_cdc_previous_status" in columns
+    assert "_cdc_previous_order_id" not in columns and "_cdc_feed_snapshot_id" in columns
+    assert all(c["description"] for c in model["columns"])
+    (landing / "shop.sales.orders" / "topic.yml").write_text("changes: sometimes\n")
+    with pytest.raises(SpecError, match=r"topic.yml: changes is 'sometimes'; expected true"):
+        sync(tmp_path, landing)
