@@ -86,7 +86,7 @@ def source_columns(spec: TopicSpec) -> list[dict[str, Any]]:
 
 # layers whose models carry the source columns (quarantine and heartbeats
 # do not; nor do the tables built from metadata topics)
-_LAYERS = ("base", "staging", "state", "current", "history", "consistent")
+_LAYERS = ("base", "staging", "state", "current", "history", "consistent", "changes")
 
 
 def add_source_columns(models: list[dict[str, Any]], spec: TopicSpec) -> None:

@@ -8,7 +8,11 @@ random over two landings (property_histories.py). All of them share one topic, s
 shared end-to-end run builds them in the same two dbt invocations; after
 each run the current-state view, the delete markers of the state table and
 the history must equal the reference model applied to every event landed so
-far in source order. `make soak` runs thousands.
+far in source order. The topic declares `ignore_null_updates: [qty]` (an
+update's null qty is drawn and keeps the previous one) and `changes: true`
+(its change feed must be the difference of consecutive reference states);
+the example models beside it track only the label in a history and keep
+totals from the feed alone. `make soak` runs thousands.
 """
 
 from __future__ import annotations
