@@ -46,10 +46,8 @@
     {%- set before = cdc_feed_previous_snapshot(state) if watermark is not none else none -%}
     {%- set truncated = cdc_newest_truncate(cdc_staging_parent(), watermark)
         if before is not none and before.id is not none else none -%}
-    {%- set values = [] -%}
-    {%- for column in columns if not column.name.startswith('_') and column.name not in keys -%}
-        {%- do values.append(column) -%}
-    {%- endfor -%}
+    {%- set value_names = cdc_value_column_names(columns, keys) -%}
+    {%- set values = columns | selectattr('name', 'in', value_names) | list -%}
     {%- set changed_keys -%}
         select {{ _cdc_key_list('written', keys) }}
         from {{ state }} as written

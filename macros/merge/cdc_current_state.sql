@@ -239,10 +239,7 @@
     error. -#}
 {% macro cdc_ignore_null_update_columns(columns, keys) -%}
     {%- set setting = config.get('cdc_ignore_null_updates') -%}
-    {%- set names = [] -%}
-    {%- for column in columns if column.name not in keys and not column.name.startswith('_') -%}
-        {%- do names.append(column.name) -%}
-    {%- endfor -%}
+    {%- set names = cdc_value_column_names(columns, keys) -%}
     {%- if setting is none or not columns -%}
         {{- return([]) -}}
     {%- endif -%}
@@ -254,6 +251,16 @@
             ~ ', not a non-key column of ' ~ this ~ ' (its columns: ' ~ (names | join(', ')) ~ ')') -%}
     {%- endif -%}
     {{- return(names | reject('in', listed) | list if setting is mapping else listed) -}}
+{%- endmacro %}
+
+{#- The names of `columns` that hold source values: not a key in `keys`,
+    not a metadata column (`_...`). -#}
+{% macro cdc_value_column_names(columns, keys) -%}
+    {%- set names = [] -%}
+    {%- for column in columns if column.name not in keys and not column.name.startswith('_') -%}
+        {%- do names.append(column.name) -%}
+    {%- endfor -%}
+    {{- return(names) -}}
 {%- endmacro %}
 
 {#- True when the value of column `name` in the event `row` (an alias)

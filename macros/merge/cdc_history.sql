@@ -337,10 +337,7 @@
     {%- if setting is none or not columns -%}
         {{- return(none) -}}
     {%- endif -%}
-    {%- set names = [] -%}
-    {%- for column in columns if column.name not in keys and not column.name.startswith('_') -%}
-        {%- do names.append(column.name) -%}
-    {%- endfor -%}
+    {%- set names = cdc_value_column_names(columns, keys) -%}
     {%- set listed = setting.get('track', setting.get('except', [])) -%}
     {%- set unknown = listed | reject('in', names) | list -%}
     {%- set tracked = listed if 'track' in setting else names | reject('in', listed) | list -%}
