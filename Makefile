@@ -62,11 +62,11 @@ test: setup $(CHROMIUM)
 #!project 	$(MAKE) --no-print-directory check-generated lint typecheck
 
 #>> checkout
-## make test-fast: everything that needs no Spark (schema generation, sync,
-## scaffolding, extended JSON, reference models, the CLI's engine) plus
-## sync --check, ruff and mypy: about a minute
+## make test-fast: everything that needs no Spark (tests/unit: schema
+## generation, sync, scaffolding, extended JSON, the CLI's engine) plus
+## sync --check, ruff and mypy: seconds
 test-fast: setup
-	$(PY) -m pytest -m "not spark"
+	$(PY) -m pytest tests/unit
 	$(MAKE) --no-print-directory check-generated ruff typecheck
 
 ## make soak [EXAMPLES=3000]: the merge property tests on thousands of random
@@ -74,7 +74,7 @@ test-fast: setup
 EXAMPLES ?= 3000
 soak: setup
 	CDC_PROPERTY_EXAMPLES=$(EXAMPLES) CDC_STATE_DIR=$(CDC_STATE_DIR)/soak \
-		$(PY) -m pytest tests/python/test_merge_properties.py
+		$(PY) -m pytest tests/e2e/test_merge_properties.py
 
 check-generated: setup
 	$(PY) -m python_helpers sync --check --landing sample_landing
@@ -93,7 +93,7 @@ lint: setup
 
 ruff: setup
 #>> checkout
-	$(VENV)/bin/ruff check python_helpers tests/python bench
+	$(VENV)/bin/ruff check python_helpers tests bench
 #<<
 #!project 	$(VENV)/bin/ruff check python_helpers
 
@@ -164,11 +164,11 @@ thrift-down:
 ## target) and exports go through the server; the expected results are the
 ## same as on the embedded default. Plus a watch on the cluster target (its
 ## own project and server: test_watch_cluster.py, skipped elsewhere)
-E2E_MODULES := tests/python/test_end_to_end.py tests/python/test_mongodb_end_to_end.py \
-	tests/python/test_merge_properties.py tests/python/test_types_end_to_end.py \
-	tests/python/test_corpus_types.py tests/python/test_snapshots_end_to_end.py \
-	tests/python/test_transactions_end_to_end.py tests/python/test_transaction_properties.py \
-	tests/python/test_watch_cluster.py
+E2E_MODULES := tests/e2e/test_end_to_end.py tests/e2e/test_mongodb_end_to_end.py \
+	tests/e2e/test_merge_properties.py tests/e2e/test_types_end_to_end.py \
+	tests/e2e/test_corpus_types.py tests/e2e/test_snapshots_end_to_end.py \
+	tests/e2e/test_transactions_end_to_end.py tests/e2e/test_transaction_properties.py \
+	tests/e2e/test_watch_cluster.py
 test-thrift: setup
 	CDC_DBT_TARGET=cluster $(if $(THRIFT_PORT),CDC_SPARK_PORT=$(THRIFT_PORT)) \
 		$(PY) -m pytest $(E2E_MODULES)

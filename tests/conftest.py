@@ -1,0 +1,75 @@
+"""The suite's JVM flags, its test order, the in-process Spark session and
+the shared end-to-end runs (tests/support/e2e_harness.py)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from project_paths import PROJECT, UNIT_STATE
+
+# Every Spark the suite starts (dbt's, the CLI's, the Thrift server's, the
+# in-process one) lives for seconds to minutes: the JVM's quick compiler
+# and collector cost about 40% less CPU there than its defaults (the
+# profile adds CDC_JVM_OPTIONS to the driver's flags; docs: Testing).
+SHORT_RUN_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+os.environ.setdefault("CDC_JVM_OPTIONS", SHORT_RUN_JVM)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests on the shared end-to-end runs go last (stable order
+    otherwise): the runs are built in the background (`runs` below) while
+    the other tests run."""
+    items.sort(key=_needs_runs)
+
+
+def _needs_runs(item: pytest.Item) -> bool:
+    return "runs" in getattr(item, "fixturenames", ())
+
+
+@pytest.fixture()
+def project() -> Path:
+    return PROJECT
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    """One embedded Spark session (the profile's settings) for all tests."""
+    from python_helpers.engine.jars import install_iceberg_jar
+    from python_helpers.engine.spark_session import local_spark
+
+    os.environ["CDC_STATE_DIR"] = str(UNIT_STATE)
+    install_iceberg_jar(UNIT_STATE)
+    previous = Path.cwd()
+    os.chdir(PROJECT)  # the profile's paths are relative to the project
+    try:
+        session = local_spark(PROJECT)
+        session.sql("create database if not exists cdc_landing")
+        yield session
+        session.stop()
+    finally:
+        os.chdir(previous)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _runs_in_background(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Any:
+    """Start building the shared end-to-end runs at the first test, on a
+    thread (the work is done by dbt and Spark processes), if any collected
+    test needs them: the tests that do not — their own Spark processes, the
+    in-process session, plain Python — run meanwhile, on the other core."""
+    if not any(_needs_runs(item) for item in request.session.items):
+        return None
+    from e2e_harness import BackgroundRuns
+
+    return BackgroundRuns(tmp_path_factory.mktemp("landing"))
+
+
+@pytest.fixture(scope="session")
+def runs(_runs_in_background: Any) -> dict[str, Any]:
+    """The end-to-end run every Spark test module shares (built once)."""
+    return _runs_in_background.result()  # type: ignore[no-any-return]

@@ -1,0 +1,199 @@
+"""The lineage docs site, in a real browser.
+
+On the warehouse the shared end-to-end runs built, `make docs` generates
+the site and serves it on 127.0.0.1; headless Chromium (Debian's package,
+driven by Playwright, offline flags) opens it. Checked: every column of
+every model and source in the warehouse has a description (the generated
+catalog against the project's properties), the lineage graph of a
+current-state view shows its state table, staging and base models and raw
+source, and a model page shows its columns' descriptions. Screenshots are
+kept in `.state/artifacts/`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from e2e_harness import STATE
+from project_paths import PROJECT
+
+from python_helpers.engine.thrift import listening
+
+pytestmark = pytest.mark.spark
+
+ARTIFACTS = PROJECT / ".state" / "artifacts"
+CHROMIUM = "/usr/bin/chromium"
+# no background connections: this machine's network is closed
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+MODEL = "postgres__shop_public_orders"
+# the nodes the lineage graph shows (dbt-docs keeps its cytoscape graph in window.graph)
+VISIBLE = "window.graph.nodes().filter(n => n.visible())"
+LINEAGE = {
+    "model.cdc.postgres__shop_public_orders",
+    "model.cdc.postgres__shop_public_orders__state",
+    "model.cdc.stg_postgres__shop_public_orders",
+    "model.cdc.base_postgres__shop_public_orders",
+    "source.cdc.postgres_landing.shop_public_orders",
+}
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _serving(log: Path, port: int) -> bool:
+    """Our server, not another process on the port: dbt says it serves
+    (flushed as it starts) and the port takes connections."""
+    return f"Serving docs at {port}" in log.read_text() and listening(port)
+
+
+@pytest.fixture(scope="module")
+def site(runs: dict[str, Any]) -> Iterator[str]:
+    """`make docs` on the end-to-end warehouse, until its server listens.
+    The port is free when chosen, but `make docs` binds it only after
+    generating the site (a minute or more, other tests running): when
+    something took it meanwhile, the generated site is served again on
+    another free port."""
+    # unbuffered: dbt's "Serving docs at" line reaches the log as it starts
+    env = os.environ | {
+        "CDC_STATE_DIR": str(STATE),
+        "PYTHONUNBUFFERED": "1",
+        "DBT_PROFILES_DIR": "profiles",
+    }
+    log_path = STATE / "docs-serve.log"
+    port = _free_port()
+    command = ["make", "--no-print-directory", "docs", f"DOCS_PORT={port}"]
+    dbt = PROJECT / ".venv" / "bin" / "dbt"
+    for attempt in range(3):
+        with log_path.open("w") as log:
+            process = subprocess.Popen(
+                command,
+                cwd=PROJECT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        deadline = time.monotonic() + 900
+        while not _serving(log_path, port) and process.poll() is None:
+            assert time.monotonic() < deadline, "make docs did not serve within 15 minutes"
+            time.sleep(1)
+        if _serving(log_path, port) and process.poll() is None:
+            break
+        text = log_path.read_text()
+        assert "Address already in use" in text and attempt < 2, text[-3000:]
+        port = _free_port()
+        command = [str(dbt), "docs", "serve", "--host", "127.0.0.1", "--port", str(port)]
+        command.append("--no-browser")
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait()
+
+
+def _undocumented(manifest: dict[str, Any], catalog: dict[str, Any]) -> list[str]:
+    missing = []
+    for kind in ("nodes", "sources"):
+        for unique_id, entry in catalog[kind].items():
+            node = manifest[kind].get(unique_id)
+            if node is None:
+                continue
+            described = {
+                name.lower()
+                for name, column in node["columns"].items()
+                if column["description"].strip()
+            }
+            missing += [
+                f"{node['name']}.{name}"
+                for name in entry["columns"]
+                if name.lower() not in described
+            ]
+    return missing
+
+
+def test_every_column_in_the_warehouse_is_documented(site: str) -> None:
+    target = PROJECT / "target"
+    manifest = json.loads((target / "manifest.json").read_text(encoding="utf-8"))
+    catalog = json.loads((target / "catalog.json").read_text(encoding="utf-8"))
+    assert len(catalog["nodes"]) > 100 and len(catalog["sources"]) > 20
+    assert _undocumented(manifest, catalog) == []
+
+
+def _plain(markdown: str) -> str:
+    """Text with every run of white space as one space (the columns table
+    shows descriptions as written)."""
+    return re.sub(r"\s+", " ", markdown).strip()
+
+
+def test_lineage_graph_and_column_descriptions_in_chromium(site: str) -> None:
+    from playwright.sync_api import sync_playwright
+
+    manifest = json.loads((PROJECT / "target" / "manifest.json").read_text(encoding="utf-8"))
+    columns = manifest["nodes"][f"model.cdc.{MODEL}"]["columns"]
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS
+        )
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(f"{site}/#!/model/model.cdc.{MODEL}?g_v=1&g_i=%2B{MODEL}")
+        page.wait_for_function(f"window.graph && {VISIBLE}.length > 1")
+        shown = set(page.evaluate(f"{VISIBLE}.map(n => n.id())"))
+        page.screenshot(path=str(ARTIFACTS / "docs-lineage.png"))
+        assert shown == LINEAGE
+
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(f"{site}/#!/model/model.cdc.{MODEL}")
+        first = _plain(columns["order_id"]["description"])
+        page.wait_for_function(f"document.body.innerText.includes({json.dumps(first[:40])})")
+        page.screenshot(path=str(ARTIFACTS / "docs-model.png"), full_page=True)
+        text = _plain(page.inner_text("body"))
+        browser.close()
+    for name, column in columns.items():
+        assert _plain(column["description"])[:60] in text, name
+
+
+def _signature(macro: dict[str, Any]) -> list[str]:
+    found = re.search(r"(?:macro|test)\s+\w+\(([^)]*)\)", macro["macro_sql"])
+    assert found is not None, macro["name"]
+    return [part.split("=")[0].strip() for part in found.group(1).split(",") if part.strip()]
+
+
+def test_every_macro_is_documented_with_typed_arguments(site: str) -> None:
+    """Every public macro (not `_*`, not a `default__*` dispatch
+    implementation) has a description, and documents exactly the arguments
+    of its signature, each with a type and a description."""
+    manifest = json.loads((PROJECT / "target" / "manifest.json").read_text(encoding="utf-8"))
+    public = [
+        macro
+        for macro in manifest["macros"].values()
+        if macro["package_name"] == "cdc" and not macro["name"].startswith(("_", "default__"))
+    ]
+    assert len(public) > 40
+    for macro in public:
+        assert macro["description"].strip(), macro["name"]
+        documented = [argument["name"] for argument in macro["arguments"]]
+        assert documented == _signature(macro), macro["name"]
+        for argument in macro["arguments"]:
+            assert argument["type"] and argument["description"], (macro["name"], argument)

@@ -1,0 +1,235 @@
+"""Landing contract on real Spark: kcat and plain files, nothing dropped,
+idempotent, duplicates found across and within batches, grown files read
+from where they stopped, uncommitted batches rolled back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import kcat
+import pytest
+from project_paths import ORDERS_TOPIC, PRODUCTS_TOPIC, SAMPLE_LANDING
+
+from python_helpers.engine.sql_engine import SessionEngine
+from python_helpers.land.landing import count_lines, topic_files
+from python_helpers.land.raw_store import RAW_SCHEMA, land_all, plan_files
+
+pytestmark = pytest.mark.spark
+
+
+def _write(path: Path, lines: list[str], end: str = "\n") -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(line + end for line in lines), encoding="utf-8")
+
+
+def _kcat(offset: int, payload: str | None, key: str | None = None, partition: int = 0) -> str:
+    record = kcat.record(
+        "t", partition, offset, 1000 + offset, key, payload, tstype=False, broker=False
+    )
+    return json.dumps(record)
+
+
+def _rows(spark: Any, table: str) -> list[dict[str, Any]]:
+    frame = spark.table(f"{RAW_SCHEMA}.{table}").orderBy("landing_file", "landing_line")
+    return [row.asDict() for row in frame.collect()]
+
+
+@pytest.fixture()
+def fresh(spark: Any) -> Any:
+    for row in spark.sql(f"show tables in {RAW_SCHEMA}").collect():
+        spark.sql(f"drop table if exists {RAW_SCHEMA}.{row.tableName} purge")
+    return spark
+
+
+def test_plain_file_offsets_continue_across_files(fresh: Any, tmp_path: Path) -> None:
+    _write(tmp_path / "t" / "a.jsonl", ['{"a": 1}', "", '{"a": 2}'], end="\r\n")
+    _write(tmp_path / "t" / "b.jsonl", ['{"a": 3}'])
+    land_all(SessionEngine(fresh), tmp_path)
+    rows = _rows(fresh, "t")
+    # no Kafka coordinates: no partition; the offset is the line's position
+    assert [(r["kafka_partition"], r["kafka_offset"]) for r in rows] == [
+        (None, 0),
+        (None, 1),
+        (None, 2),
+        (None, 3),
+    ]
+    assert rows[1]["kafka_value"] is None  # empty line = tombstone
+    assert rows[0]["kafka_value"] == '{"a": 1}'  # no \r left
+    assert rows[3]["landing_file"] == "t/b.jsonl"
+
+
+def test_kcat_file_keeps_key_timestamp_and_unreadable_lines(fresh: Any, tmp_path: Path) -> None:
+    lines = [_kcat(5, '{"x":1}', '{"id":1}'), "{broken", "", _kcat(6, None)]
+    _write(tmp_path / "t" / "dump.jsonl", lines)
+    report = land_all(SessionEngine(fresh), tmp_path)[0]
+    assert (report.read, report.landed, report.unreadable) == (3, 3, 1)
+    rows = _rows(fresh, "t")
+    assert [r["landing_line"] for r in rows] == [0, 1, 3]  # the empty line is no record
+    assert (rows[0]["kafka_offset"], rows[0]["kafka_key"], rows[0]["kafka_timestamp_ms"]) == (
+        5,
+        '{"id":1}',
+        1005,
+    )
+    assert rows[1]["landing_error"] is not None and rows[1]["kafka_value"] == "{broken"
+    assert rows[2]["kafka_value"] is None and rows[2]["landing_error"] is None
+
+
+def test_bytes_that_are_not_utf8_are_kept_as_read(fresh: Any, tmp_path: Path) -> None:
+    kcat = _kcat(4, '{"x":"MARK"}', '{"id":1}').encode().replace(b"MARK", b"a\xffb")
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "a.jsonl").write_bytes(kcat + b"\n" + _kcat(5, "{}").encode() + b"\n")
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "a.jsonl").write_bytes(b'{"x":"a\xffb"}\n')
+    land_all(SessionEngine(fresh), tmp_path)
+    # the JSON reader would have decoded FF to U+FFFD: the kcat line is kept
+    # whole, bytes as read, with its coordinates and a landing error
+    rows = fresh.sql(
+        f"select kafka_offset, kafka_key, hex(kafka_value) as value, landing_error"
+        f" from {RAW_SCHEMA}.t order by kafka_offset"
+    ).collect()
+    assert [(r.kafka_offset, r.kafka_key) for r in rows] == [(4, None), (5, None)]
+    assert rows[0].value == kcat.hex().upper()
+    assert "not UTF-8" in rows[0].landing_error and rows[1].landing_error is None
+    plain = fresh.sql(f"select hex(kafka_value) as value, landing_error from {RAW_SCHEMA}.p")
+    assert [(r.value, r.landing_error) for r in plain.collect()] == [
+        (b'{"x":"a\xffb"}'.hex().upper(), None)
+    ]
+
+
+def test_landing_twice_adds_nothing_and_reads_nothing(fresh: Any) -> None:
+    first = {r.topic: r for r in land_all(SessionEngine(fresh), SAMPLE_LANDING)}
+    second = {r.topic: r for r in land_all(SessionEngine(fresh), SAMPLE_LANDING)}
+    assert first[PRODUCTS_TOPIC].landed == 16
+    assert first[ORDERS_TOPIC].landed == first[ORDERS_TOPIC].read == 25  # 11 + 14 bad
+    assert set(second) == set(first)
+    for topic, again in second.items():  # every file of the first landing is skipped
+        assert (again.read, again.files_unchanged) == (0, first[topic].files_read), topic
+    batches = fresh.sql(
+        f"select count(distinct landing_batch) from {RAW_SCHEMA}.shop_public_orders"
+    ).first()[0]
+    assert batches == 1
+
+
+def test_overlapping_dumps_land_only_new_coordinates(fresh: Any, tmp_path: Path) -> None:
+    _write(tmp_path / "l1" / "t" / "a.jsonl", [_kcat(0, "{}"), _kcat(1, "{}")])
+    # b repeats offset 1 (landed before) and c repeats offset 2 of b (same batch)
+    _write(tmp_path / "l2" / "t" / "b.jsonl", [_kcat(1, "{}"), _kcat(2, "{}")])
+    _write(tmp_path / "l2" / "t" / "c.jsonl", [_kcat(2, "{}"), _kcat(0, "{}", partition=1)])
+    land_all(SessionEngine(fresh), tmp_path / "l1")
+    report = land_all(SessionEngine(fresh), tmp_path / "l2")[0]
+    assert (report.read, report.landed, report.already_landed) == (4, 2, 2)
+    rows = _rows(fresh, "t")
+    assert sorted((r["kafka_partition"], r["kafka_offset"]) for r in rows) == [
+        (0, 0),
+        (0, 1),
+        (0, 2),
+        (1, 0),
+    ]
+    batches = sorted({r["landing_batch"] for r in rows})
+    assert len(batches) == 2 and batches[0] < batches[1]
+
+
+def test_a_grown_file_is_read_from_its_last_line(fresh: Any, tmp_path: Path) -> None:
+    path = tmp_path / "t" / "a.jsonl"
+    _write(path, [_kcat(0, "{}"), _kcat(1, "{}")])
+    land_all(SessionEngine(fresh), tmp_path)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(_kcat(2, "{}") + "\n" + _kcat(3, "{}") + "\n")
+    report = land_all(SessionEngine(fresh), tmp_path)[0]
+    # only the last landed line (re-read in case it was partial) and the new ones
+    assert (report.read, report.landed, report.already_landed) == (3, 2, 1)
+    assert [r["kafka_offset"] for r in _rows(fresh, "t")] == [0, 1, 2, 3]
+
+
+def test_an_uncommitted_batch_is_rolled_back_and_landed_again(fresh: Any, tmp_path: Path) -> None:
+    _write(tmp_path / "t" / "a.jsonl", [_kcat(0, "{}"), _kcat(1, "{}")])
+    land_all(SessionEngine(fresh), tmp_path)
+    # a landing that died after writing rows but before its manifest rows
+    fresh.sql(
+        f"insert into {RAW_SCHEMA}.t select kafka_topic, kafka_partition, kafka_offset + 10,"
+        " kafka_timestamp_ms, kafka_key, kafka_value, landing_file, landing_line,"
+        f" landing_error, landing_batch + 1 from {RAW_SCHEMA}.t"
+    )
+    _write(tmp_path / "t" / "b.jsonl", [_kcat(2, "{}")])
+    assert land_all(SessionEngine(fresh), tmp_path)[0].rolled_back == 1
+    assert [r["kafka_offset"] for r in _rows(fresh, "t")] == [0, 1, 2]
+
+
+def test_plan_skips_unchanged_files_and_counts_plain_lines(tmp_path: Path) -> None:
+    _write(tmp_path / "t" / "a.jsonl", ["{}", "", "{}"])
+    path = tmp_path / "t" / "b.jsonl"
+    path.write_bytes(b"{}\r\n{}\r{}")
+    assert count_lines(path) == 3
+    plans, unchanged = plan_files(topic_files(tmp_path / "t"), {})
+    assert unchanged == 0
+    assert [(p.file.path.name, p.first_offset, p.start_line) for p in plans] == [
+        ("a.jsonl", 0, 0),
+        ("b.jsonl", 3, 0),
+    ]
+
+
+def _ledger(spark: Any) -> list[tuple[str, int, str]]:
+    rows = spark.sql(
+        f"select landing_file, landing_line, reason from {RAW_SCHEMA}._landing_duplicates"
+        " order by landing_file, landing_line"
+    ).collect()
+    return [(r.landing_file, r.landing_line, r.reason) for r in rows]
+
+
+def test_a_byte_order_mark_neither_changes_the_form_nor_loses_records(
+    fresh: Any, tmp_path: Path
+) -> None:
+    """Finding 4 of issue 21: a kcat file starting with a BOM was read as
+    plain form, its records given partition 0 and offsets 0, 1, 2..., and
+    real records of partition 0 in another file were then dropped as
+    already landed (a delete among them)."""
+    _write(tmp_path / "t" / "a.jsonl", [_kcat(o, f'{{"n":{o}}}') for o in range(3)])
+    bom = tmp_path / "t" / "b.jsonl"
+    bom.write_text("\ufeff" + _kcat(7, '{"n":7}') + "\n" + _kcat(8, '{"n":8}') + "\n")
+    report = land_all(SessionEngine(fresh), tmp_path)[0]
+    assert (report.read, report.landed, report.already_landed) == (5, 5, 0)
+    rows = _rows(fresh, "t")
+    coordinates = sorted((r["kafka_partition"], r["kafka_offset"]) for r in rows)
+    assert coordinates == [(0, 0), (0, 1), (0, 2), (0, 7), (0, 8)]
+    assert all(r["landing_error"] is None for r in rows)
+    assert rows[3]["kafka_value"] == '{"n":7}'  # the mark is no part of the record
+    assert _ledger(fresh) == []
+
+
+def test_a_garbled_first_line_does_not_make_a_kcat_file_plain(fresh: Any, tmp_path: Path) -> None:
+    """A first line cut short: the file is still read in kcat form, so the
+    other lines keep their coordinates and nothing collides."""
+    _write(tmp_path / "t" / "a.jsonl", [_kcat(0, '{"n":0}'), _kcat(1, '{"n":1}')])
+    _write(tmp_path / "t" / "b.jsonl", [_kcat(5, '{"n":5}')[:30], _kcat(3, '{"n":3}')])
+    _write(tmp_path / "t" / "c.jsonl", ["\ufeff" + _kcat(9, '{"n":9}')[:20], _kcat(2, '{"n":2}')])
+    assert [f.is_kcat for f in topic_files(tmp_path / "t")] == [True, True, True]
+    report = land_all(SessionEngine(fresh), tmp_path)[0]
+    # the cut-short lines are kept (unreadable, no coordinates), none dropped
+    assert (report.read, report.landed, report.unreadable) == (6, 6, 2)
+    offsets = sorted(r["kafka_offset"] for r in _rows(fresh, "t") if r["kafka_offset"] is not None)
+    assert offsets == [0, 1, 2, 3]
+
+
+def test_plain_lines_never_collide_with_kcat_records(fresh: Any, tmp_path: Path) -> None:
+    """Plain-form lines have no coordinates: a kcat record of partition 0
+    with the offset of a plain line's position lands too."""
+    _write(tmp_path / "t" / "a-plain.jsonl", ['{"n":0}', '{"n":1}'])
+    _write(tmp_path / "t" / "b-kcat.jsonl", [_kcat(0, '{"n":10}'), _kcat(1, '{"n":11}')])
+    report = land_all(SessionEngine(fresh), tmp_path)[0]
+    assert (report.read, report.landed, report.already_landed) == (4, 4, 0)
+
+
+def test_dropped_duplicates_are_written_to_the_ledger(fresh: Any, tmp_path: Path) -> None:
+    """Every line read is a raw row or a ledger row, with why it was dropped."""
+    _write(tmp_path / "l1" / "t" / "a.jsonl", [_kcat(0, "{}"), _kcat(1, "{}")])
+    _write(tmp_path / "l2" / "t" / "b.jsonl", [_kcat(1, "{}"), _kcat(2, "{}"), _kcat(2, "{}")])
+    land_all(SessionEngine(fresh), tmp_path / "l1")
+    report = land_all(SessionEngine(fresh), tmp_path / "l2")[0]
+    assert (report.read, report.landed, report.already_landed) == (3, 1, 2)
+    assert _ledger(fresh) == [
+        ("t/b.jsonl", 0, "landed before"),
+        ("t/b.jsonl", 2, "repeated in the batch"),
+    ]
+    assert len(_rows(fresh, "t")) + len(_ledger(fresh)) == 2 + 3

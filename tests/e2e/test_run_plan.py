@@ -1,0 +1,218 @@
+"""A run builds only what changed since the last good build; a project
+started with `init` holds only its own topics.
+
+In a new project made by `python -m python_helpers init` (the machinery,
+no samples) with a landing of two topics (`dbserver1.inventory.customers`,
+`postgres.tpcch.warehouse`, their settings in the landing's topic.yml):
+the first `make run` builds everything, and the project's models, tables
+and docs site hold those two topics only; after one
+new event in the first topic, the next `run` builds only that topic's
+models and tests; with nothing new, `run` starts neither Spark nor dbt;
+after an analyst edits the second topic's staging model, `run` builds that
+model and what depends on it (dbt's `state:modified+` against the last
+good build), nothing of the first topic.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from project_paths import PROJECT, copy_sample_topic
+from project_runs import run_in
+
+from python_helpers.project.init_project import fresh_project
+
+pytestmark = pytest.mark.spark
+
+CHANGED = "dbserver1.inventory.customers"
+QUIET = "postgres.tpcch.warehouse"
+CHANGED_NAME = "dbserver1_inventory_customers"
+QUIET_NAME = "tpcch_warehouse"
+
+
+def _new_event(topic_dir: Path) -> str:
+    """A create of a new key, made from the topic's first event."""
+    path = next(topic_dir.glob("*.jsonl"))
+    event = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+    event["payload"]["op"] = "c"
+    event["payload"]["after"] |= {"id": 2001, "email": "new.customer@example.com"}
+    return json.dumps(event, separators=(",", ":")) + "\n"
+
+
+def _built(project: Path) -> dict[str, list[str]]:
+    """The models and tests of the last dbt invocation, by the topic token
+    their name (a test: its models' names) carries."""
+    manifest = json.loads((project / "target" / "manifest.json").read_text(encoding="utf-8"))
+    results = json.loads((project / "target" / "run_results.json").read_text(encoding="utf-8"))
+    built: dict[str, list[str]] = {}
+    for result in results["results"]:
+        node = manifest["nodes"][result["unique_id"]]
+        names = [node["name"], *node["depends_on"]["nodes"]]
+        token = next(
+            (t for t in (CHANGED_NAME, QUIET_NAME) if any(t in name for name in names)), "other"
+        )
+        built.setdefault(token, []).append(f"{node['resource_type']}:{node['name']}")
+    return built
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    root = tmp_path_factory.mktemp("plan")
+    project = fresh_project(PROJECT, PROJECT / ".state" / "pytest-plan" / "project")
+    state = project / ".state"
+    landing = root / "landing"
+    for topic in (CHANGED, QUIET):
+        copy_sample_topic(topic, landing)
+    helpers = [sys.executable, "-m", "python_helpers"]
+    run = [*helpers, "run", "--landing", str(landing)]
+    venv = Path(sys.executable).parents[1]  # this suite's: the pins are the same
+    make_run = ["make", "--no-print-directory", "run", f"VENV={venv}"]
+    out: dict[str, Any] = {
+        "first": run_in(project, state, *make_run, f"CDC_LANDING_DIR={landing}"),
+        "first_built": _built(project),
+        "docs": run_in(project, state, str(venv / "bin" / "dbt"), "docs", "generate"),
+        "catalog": json.loads((project / "target" / "catalog.json").read_text()),
+        "manifest": json.loads((project / "target" / "manifest.json").read_text()),
+        "project": project,
+    }
+    with (landing / CHANGED / "z-new.jsonl").open("w", encoding="utf-8") as handle:
+        handle.write(_new_event(landing / CHANGED))
+    out["one_event"] = run_in(project, state, *run, "--show")
+    out["one_event_built"] = _built(project)
+    results = project / "target" / "run_results.json"
+    before = results.stat().st_mtime_ns
+    out["nothing"] = run_in(project, state, *run)
+    out["nothing_touched_dbt"] = results.stat().st_mtime_ns != before
+    out["metrics"] = json.loads(run_in(project, state, *helpers, "report", "--json"))
+    out["report_page"] = root / "report.html"
+    out["report"] = run_in(project, state, *helpers, "report", "--html", str(out["report_page"]))
+    staging = next((project / "models" / "staging").rglob(f"stg_*{QUIET_NAME}.sql"))
+    staging.write_text(
+        staging.read_text(encoding="utf-8") + "-- edited by an analyst\n", encoding="utf-8"
+    )
+    out["edited"] = run_in(project, state, *run)
+    out["edited_built"] = _built(project)
+    return out
+
+
+def test_a_project_from_init_holds_only_its_own_topics(runs: dict[str, Any]) -> None:
+    """No sample model, table or doc page: the docs site (manifest and
+    catalog) lists the two landed topics' models and sources only."""
+    project = runs["project"]
+    assert not (project / "sample_landing").exists() and (project / "landing").is_dir()
+    assert sorted(p.name for p in (project / "topics").glob("*.yml")) == [
+        f"{CHANGED}.yml",
+        f"{QUIET}.yml",
+    ]
+    nodes = runs["manifest"]["nodes"].values()
+    topics = {n["config"]["meta"].get("cdc_topic") for n in nodes if n["resource_type"] == "model"}
+    assert topics == {CHANGED, QUIET}
+    sources = {s["name"] for s in runs["manifest"]["sources"].values()}
+    assert sources == {CHANGED_NAME, "postgres_tpcch_warehouse", "_run_metrics"}
+    relations = {n["metadata"]["name"] for n in runs["catalog"]["nodes"].values()}
+    assert relations and all(CHANGED_NAME in r or QUIET_NAME in r for r in relations), relations
+    assert "PASS=" in runs["first"] and "source freshness" in runs["first"]
+
+
+def test_the_first_run_builds_everything(runs: dict[str, Any]) -> None:
+    assert "(no earlier good build: everything)" in runs["first"]
+    built = runs["first_built"]
+    assert any(n.startswith("model:") for n in built[CHANGED_NAME])
+    assert any(n.startswith("model:") for n in built[QUIET_NAME])
+
+
+def test_one_new_event_builds_only_its_topic(runs: dict[str, Any]) -> None:
+    assert "landing" in runs["one_event"] and "1 topic(s) with changed files" in runs["one_event"]
+    assert "(1 changed topic(s))" in runs["one_event"]
+    built = runs["one_event_built"]
+    assert set(built) == {CHANGED_NAME}, built
+    models = [n for n in built[CHANGED_NAME] if n.startswith("model:")]
+    tests = [n for n in built[CHANGED_NAME] if n.startswith("test:")]
+    # its whole chain (base, staging, quarantine, state, current...) and its tests
+    first_models = [n for n in runs["first_built"][CHANGED_NAME] if n.startswith("model:")]
+    assert sorted(models) == sorted(first_models) and tests
+
+
+def test_show_after_a_narrowed_run_prints_only_the_built_tables(runs: dict[str, Any]) -> None:
+    shown = runs["one_event"]
+    assert "(the 1 built by this run; 1 others unchanged" in shown
+    assert f"cdc_current.mysql__{CHANGED_NAME}: " in shown
+    assert f"cdc_current.postgres__postgres_{QUIET_NAME}" not in shown
+
+
+def test_nothing_new_starts_neither_spark_nor_dbt(runs: dict[str, Any]) -> None:
+    output = runs["nothing"]
+    assert "nothing new to land" in output
+    assert "nothing new since the last good build: no dbt" in output
+    assert "Spark starting" not in output and not runs["nothing_touched_dbt"]
+
+
+def test_an_edited_model_is_built_with_what_depends_on_it(runs: dict[str, Any]) -> None:
+    assert "(0 changed topic(s) and edited nodes)" in runs["edited"]
+    built = runs["edited_built"]
+    assert set(built) == {QUIET_NAME}, built
+    models = {n for n in built[QUIET_NAME] if n.startswith("model:")}
+    assert any(n.startswith("model:stg_") for n in models)
+    assert not any(n.startswith("model:base_") for n in models)  # upstream: not rebuilt
+
+
+def _landed_total(output: str) -> int:
+    line = next(x for x in output.splitlines() if "record(s) landed into" in x)
+    return int(line.split()[0])
+
+
+def test_every_run_that_did_something_is_kept_in_the_metrics_table(
+    runs: dict[str, Any],
+) -> None:
+    """One row per run and touched topic: the first run (both topics, every
+    record staged or quarantined, every key new), the one-event run (its
+    topic only: one record, one new key, a lag); the run with nothing new
+    leaves no row."""
+    rows = runs["metrics"]
+    by_run: dict[int, dict[str, Any]] = {}
+    for row in rows:
+        by_run.setdefault(row["run_id"], {})[row["topic"]] = row
+    assert len(by_run) == 2, sorted(by_run)
+    first, second = (by_run[run] for run in sorted(by_run))
+    assert set(first) == {CHANGED, QUIET} and set(second) == {CHANGED}
+    assert sum(r["records_landed"] for r in first.values()) == _landed_total(runs["first"])
+    for row in first.values():
+        assert row["records_staged"] + row["records_quarantined"] == row["records_landed"]
+        assert row["records_staged"] > 0 and row["keys_updated"] == 0 and row["keys_inserted"] > 0
+        assert row["dbt_seconds"] > 0 and row["land_seconds"] > 0
+        assert row["run_ended_at"] >= row["run_started_at"]
+    one = second[CHANGED]
+    assert (one["records_landed"], one["records_staged"], one["records_quarantined"]) == (1, 1, 0)
+    assert (one["keys_inserted"], one["keys_updated"], one["keys_deleted"]) == (1, 0, 0)
+    assert json.loads(one["quarantined_by_reason"]) == {}
+    assert one["lag_seconds"] > 0 and one["newest_source_commit_at"] is not None
+
+
+def test_the_report_charts_lag_and_throughput_in_chromium(runs: dict[str, Any]) -> None:
+    from playwright.sync_api import sync_playwright
+    from test_docs_site import ARTIFACTS, CHROMIUM, CHROMIUM_FLAGS
+
+    text = runs["report"]
+    runs_listed = sorted({row["run_id"] for row in runs["metrics"]})
+    assert all(str(run) in text for run in runs_listed)
+    assert f"topics of run {runs_listed[-1]}:" in text and f"{CHANGED}: 1 landed" in text
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS
+        )
+        page = browser.new_page(viewport={"width": 900, "height": 700})
+        page.goto(runs["report_page"].as_uri())
+        charts = page.eval_on_selector_all("svg.chart", "svgs => svgs.length")
+        rate_points = page.eval_on_selector_all("circle.rate", "dots => dots.length")
+        lag_points = page.eval_on_selector_all("circle.lag", "dots => dots.length")
+        box = page.eval_on_selector("svg.chart", "svg => svg.getBoundingClientRect().width")
+        page.screenshot(path=str(ARTIFACTS / "run-report.png"), full_page=True)
+        browser.close()
+    assert charts == 2 and box > 600
+    assert rate_points == len(runs_listed)
+    assert lag_points == len({r["run_id"] for r in runs["metrics"] if r["lag_seconds"]})

@@ -1,0 +1,40 @@
+"""Run the CLI or dbt in a throwaway project copy, as a user's shell would."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+from pathlib import Path
+
+from project_paths import PROJECT
+
+
+def run_in(project: Path, state: Path, *args: str, port: int | None = None) -> str:
+    """Run ``args`` in ``project`` with its own state folder (and, given
+    ``port``, the cluster target's Thrift port); its output. Fails the
+    test, with the end of both streams, when the command fails."""
+    env = os.environ | {
+        "CDC_STATE_DIR": str(state),
+        "DBT_PROFILES_DIR": "profiles",
+        "PYTHONPATH": str(PROJECT),
+    }
+    if port is not None:
+        env["CDC_SPARK_PORT"] = str(port)
+    done = subprocess.run(args, cwd=project, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, f"{' '.join(args)}:\n{done.stdout[-4000:]}\n{done.stderr[-3000:]}"
+    return done.stdout
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def emails(output: str, table: str) -> dict[int, str]:
+    """id -> email of the rows of ``table`` in an `export` output."""
+    rows = json.loads(output)[table]["rows"]
+    return {json.loads(r)["id"]: json.loads(r)["email"] for r in rows}
