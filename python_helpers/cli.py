@@ -62,6 +62,12 @@ def _cmd_jars(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_lint(args: argparse.Namespace) -> int:
+    from python_helpers.project.lint import lint
+
+    return lint(Path("."), args.paths, state_dir(), args.processes)
+
+
 def _cmd_thrift(args: argparse.Namespace) -> int:
     from python_helpers.engine import thrift
 
@@ -205,6 +211,13 @@ def build_parser() -> argparse.ArgumentParser:
     schema.set_defaults(run=_cmd_schema)
     jars = commands.add_parser("jars", help="install and verify the Iceberg runtime jar")
     jars.set_defaults(run=_cmd_jars)
+    lint_cmd = commands.add_parser(
+        "lint",
+        help="sqlfluff on the models as written (macros stood in for: no dbt, no Spark)",
+    )
+    lint_cmd.add_argument("paths", nargs="*", default=["models", "tests/dbt"])
+    lint_cmd.add_argument("--processes", type=int, default=2)
+    lint_cmd.set_defaults(run=_cmd_lint)
     run = commands.add_parser(
         "run",
         help="sync + land + dbt in one process (default dbt command: build)",

@@ -16,9 +16,9 @@
 with
 
 changes as (
-    select * from {{ ref('postgres__proptest_public_items__changes') }}
+    select feed.* from {{ ref('postgres__proptest_public_items__changes') }} as feed
     {%- if is_incremental() %}
-    where _cdc_run_started_at > (select max(read_until) from {{ this }})
+        where feed._cdc_run_started_at > (select max(totals.read_until) from {{ this }} as totals)
     {%- endif %}
 ),
 
