@@ -24,7 +24,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: setup run watch test lint ruff typecheck check-generated docs clean thrift-up thrift-down
 #>> checkout
-.PHONY: test-fast soak bench bench-topics bench-mongodb bench-watch soak-watch test-thrift
+.PHONY: hooks test-fast soak bench bench-topics bench-mongodb bench-watch soak-watch test-thrift
 #<<
 
 $(STAMP): requirements.txt requirements-jars.txt
@@ -78,6 +78,11 @@ soak: setup
 
 check-generated: setup
 	$(PY) -m python_helpers sync --check --landing sample_landing
+
+## make hooks: run the fast checks before each commit (.pre-commit-config.yaml:
+## ruff, mypy and sqlfluff on the staged files, sync --check)
+hooks: setup
+	$(VENV)/bin/pre-commit install
 #<<
 #!project check-generated: setup
 #!project 	$(PY) -m python_helpers sync --check
