@@ -27,6 +27,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def _needs_runs(item: pytest.Item) -> bool:
+    """Whether the test uses the shared runs (`runs` below: a module's own
+    fixture must not take that name, or its test waits for them)."""
     return "runs" in getattr(item, "fixturenames", ())
 
 

@@ -60,7 +60,7 @@ def _built(project: Path) -> dict[str, list[str]]:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def plan_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("plan")
     project = fresh_project(PROJECT, PROJECT / ".state" / "pytest-plan" / "project")
     state = project / ".state"
@@ -99,61 +99,62 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return out
 
 
-def test_a_project_from_init_holds_only_its_own_topics(runs: dict[str, Any]) -> None:
+def test_a_project_from_init_holds_only_its_own_topics(plan_runs: dict[str, Any]) -> None:
     """No sample model, table or doc page: the docs site (manifest and
     catalog) lists the two landed topics' models and sources only."""
-    project = runs["project"]
+    project = plan_runs["project"]
     assert not (project / "sample_landing").exists() and (project / "landing").is_dir()
     assert sorted(p.name for p in (project / "topics").glob("*.yml")) == [
         f"{CHANGED}.yml",
         f"{QUIET}.yml",
     ]
-    nodes = runs["manifest"]["nodes"].values()
+    nodes = plan_runs["manifest"]["nodes"].values()
     topics = {n["config"]["meta"].get("cdc_topic") for n in nodes if n["resource_type"] == "model"}
     assert topics == {CHANGED, QUIET}
-    sources = {s["name"] for s in runs["manifest"]["sources"].values()}
+    sources = {s["name"] for s in plan_runs["manifest"]["sources"].values()}
     assert sources == {CHANGED_NAME, "postgres_tpcch_warehouse", "_run_metrics"}
-    relations = {n["metadata"]["name"] for n in runs["catalog"]["nodes"].values()}
+    relations = {n["metadata"]["name"] for n in plan_runs["catalog"]["nodes"].values()}
     assert relations and all(CHANGED_NAME in r or QUIET_NAME in r for r in relations), relations
-    assert "PASS=" in runs["first"] and "source freshness" in runs["first"]
+    assert "PASS=" in plan_runs["first"] and "source freshness" in plan_runs["first"]
 
 
-def test_the_first_run_builds_everything(runs: dict[str, Any]) -> None:
-    assert "(no earlier good build: everything)" in runs["first"]
-    built = runs["first_built"]
+def test_the_first_run_builds_everything(plan_runs: dict[str, Any]) -> None:
+    assert "(no earlier good build: everything)" in plan_runs["first"]
+    built = plan_runs["first_built"]
     assert any(n.startswith("model:") for n in built[CHANGED_NAME])
     assert any(n.startswith("model:") for n in built[QUIET_NAME])
 
 
-def test_one_new_event_builds_only_its_topic(runs: dict[str, Any]) -> None:
-    assert "landing" in runs["one_event"] and "1 topic(s) with changed files" in runs["one_event"]
-    assert "(1 changed topic(s))" in runs["one_event"]
-    built = runs["one_event_built"]
+def test_one_new_event_builds_only_its_topic(plan_runs: dict[str, Any]) -> None:
+    one_event = plan_runs["one_event"]
+    assert "landing" in one_event and "1 topic(s) with changed files" in one_event
+    assert "(1 changed topic(s))" in plan_runs["one_event"]
+    built = plan_runs["one_event_built"]
     assert set(built) == {CHANGED_NAME}, built
     models = [n for n in built[CHANGED_NAME] if n.startswith("model:")]
     tests = [n for n in built[CHANGED_NAME] if n.startswith("test:")]
     # its whole chain (base, staging, quarantine, state, current...) and its tests
-    first_models = [n for n in runs["first_built"][CHANGED_NAME] if n.startswith("model:")]
+    first_models = [n for n in plan_runs["first_built"][CHANGED_NAME] if n.startswith("model:")]
     assert sorted(models) == sorted(first_models) and tests
 
 
-def test_show_after_a_narrowed_run_prints_only_the_built_tables(runs: dict[str, Any]) -> None:
-    shown = runs["one_event"]
+def test_show_after_a_narrowed_run_prints_only_the_built_tables(plan_runs: dict[str, Any]) -> None:
+    shown = plan_runs["one_event"]
     assert "(the 1 built by this run; 1 others unchanged" in shown
     assert f"cdc_current.mysql__{CHANGED_NAME}: " in shown
     assert f"cdc_current.postgres__postgres_{QUIET_NAME}" not in shown
 
 
-def test_nothing_new_starts_neither_spark_nor_dbt(runs: dict[str, Any]) -> None:
-    output = runs["nothing"]
+def test_nothing_new_starts_neither_spark_nor_dbt(plan_runs: dict[str, Any]) -> None:
+    output = plan_runs["nothing"]
     assert "nothing new to land" in output
     assert "nothing new since the last good build: no dbt" in output
-    assert "Spark starting" not in output and not runs["nothing_touched_dbt"]
+    assert "Spark starting" not in output and not plan_runs["nothing_touched_dbt"]
 
 
-def test_an_edited_model_is_built_with_what_depends_on_it(runs: dict[str, Any]) -> None:
-    assert "(0 changed topic(s) and edited nodes)" in runs["edited"]
-    built = runs["edited_built"]
+def test_an_edited_model_is_built_with_what_depends_on_it(plan_runs: dict[str, Any]) -> None:
+    assert "(0 changed topic(s) and edited nodes)" in plan_runs["edited"]
+    built = plan_runs["edited_built"]
     assert set(built) == {QUIET_NAME}, built
     models = {n for n in built[QUIET_NAME] if n.startswith("model:")}
     assert any(n.startswith("model:stg_") for n in models)
@@ -166,20 +167,20 @@ def _landed_total(output: str) -> int:
 
 
 def test_every_run_that_did_something_is_kept_in_the_metrics_table(
-    runs: dict[str, Any],
+    plan_runs: dict[str, Any],
 ) -> None:
     """One row per run and touched topic: the first run (both topics, every
     record staged or quarantined, every key new), the one-event run (its
     topic only: one record, one new key, a lag); the run with nothing new
     leaves no row."""
-    rows = runs["metrics"]
+    rows = plan_runs["metrics"]
     by_run: dict[int, dict[str, Any]] = {}
     for row in rows:
         by_run.setdefault(row["run_id"], {})[row["topic"]] = row
     assert len(by_run) == 2, sorted(by_run)
     first, second = (by_run[run] for run in sorted(by_run))
     assert set(first) == {CHANGED, QUIET} and set(second) == {CHANGED}
-    assert sum(r["records_landed"] for r in first.values()) == _landed_total(runs["first"])
+    assert sum(r["records_landed"] for r in first.values()) == _landed_total(plan_runs["first"])
     for row in first.values():
         assert row["records_staged"] + row["records_quarantined"] == row["records_landed"]
         assert row["records_staged"] > 0 and row["keys_updated"] == 0 and row["keys_inserted"] > 0
@@ -192,12 +193,12 @@ def test_every_run_that_did_something_is_kept_in_the_metrics_table(
     assert one["lag_seconds"] > 0 and one["newest_source_commit_at"] is not None
 
 
-def test_the_report_charts_lag_and_throughput_in_chromium(runs: dict[str, Any]) -> None:
+def test_the_report_charts_lag_and_throughput_in_chromium(plan_runs: dict[str, Any]) -> None:
     from playwright.sync_api import sync_playwright
     from test_docs_site import ARTIFACTS, CHROMIUM, CHROMIUM_FLAGS
 
-    text = runs["report"]
-    runs_listed = sorted({row["run_id"] for row in runs["metrics"]})
+    text = plan_runs["report"]
+    runs_listed = sorted({row["run_id"] for row in plan_runs["metrics"]})
     assert all(str(run) in text for run in runs_listed)
     assert f"topics of run {runs_listed[-1]}:" in text and f"{CHANGED}: 1 landed" in text
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -206,7 +207,7 @@ def test_the_report_charts_lag_and_throughput_in_chromium(runs: dict[str, Any]) 
             executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS
         )
         page = browser.new_page(viewport={"width": 900, "height": 700})
-        page.goto(runs["report_page"].as_uri())
+        page.goto(plan_runs["report_page"].as_uri())
         charts = page.eval_on_selector_all("svg.chart", "svgs => svgs.length")
         rate_points = page.eval_on_selector_all("circle.rate", "dots => dots.length")
         lag_points = page.eval_on_selector_all("circle.lag", "dots => dots.length")
@@ -215,4 +216,4 @@ def test_the_report_charts_lag_and_throughput_in_chromium(runs: dict[str, Any]) 
         browser.close()
     assert charts == 2 and box > 600
     assert rate_points == len(runs_listed)
-    assert lag_points == len({r["run_id"] for r in runs["metrics"] if r["lag_seconds"]})
+    assert lag_points == len({r["run_id"] for r in plan_runs["metrics"] if r["lag_seconds"]})
