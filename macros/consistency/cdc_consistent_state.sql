@@ -101,8 +101,8 @@
     ),
 
     {#- positions before which a held key's older visible event no longer
-        stands: visible truncates and complete snapshots (which would have
-        read the key, had it still existed) -#}
+        stands: visible truncates and complete snapshots, incremental scans
+        included (which would have read the key, had it still existed) -#}
     barriers as (
         select events._cdc_position as position
         from shown_events as events
@@ -112,6 +112,12 @@
         union all
         select complete.started_at as position
         from ({{ cdc_complete_snapshots(staging) }}) as complete
+        {%- if config.get('cdc_snapshot_scans') %}
+        union all
+        select scans.started_at as position
+        from ({{ cdc_complete_incremental_scans(staging, config.get('cdc_snapshot_scans')) }})
+            as scans
+        {%- endif %}
         {%- endif %}
     ),
 

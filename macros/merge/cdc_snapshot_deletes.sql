@@ -28,8 +28,26 @@
         record of it that was quarantined, not landed, or compacted away
         leaves a gap, and a gapped snapshot deletes nothing.
     Incremental (signal-driven) snapshots carry no end marker in the change
-    events, so they never delete; their reads are ordered by position like
-    any event (a read never overwrites a newer streamed change).
+    events; their reads are ordered by position like any event (a read
+    never overwrites a newer streamed change). One deletes only when the
+    connector's notification topic is landed (`cdc_snapshot_scans`: the
+    snapshot-scans model of the topic's notification topic and the table's
+    data collection, written by sync, notification_groups.py) and reports
+    the table's scan complete: a TABLE_SCAN_COMPLETED notification of an
+    Incremental Snapshot with status SUCCEEDED or EMPTY, after a STARTED
+    one listing the table. Its reads are the incremental reads the
+    connector made between the two (`_cdc_processed_at`, the envelope's
+    ts_ms, on the connector's clock like the notifications' timestamps);
+    its start is the oldest position of the topic's events made since the
+    STARTED one (a streamed change made while a chunk was read replaces the
+    chunk's read of its key, at a position older than the chunk's reads:
+    it must not count as older than the snapshot). It counts as landed
+    whole only when, in every Kafka partition of the topic, an event made
+    after the scan's end has landed and the offsets from the first event
+    made since its start up to that one have no gap: the reads come before
+    the notification in the connector's output but may land later (another
+    topic, another landing); a quiet table's vanished keys wait for its
+    next change.
 
     The deletion is a delete event made by the merge, at the snapshot's
     first position: it keeps a delete marker like a streamed delete, a newer
@@ -60,7 +78,8 @@
         "select distinct " ~ _cdc_snapshot_prefix('_cdc_position') ~ " from " ~ staging
         ~ " where _cdc_op = 'r' and _cdc_source_snapshot in ('last', 'last_in_data_collection')"
     ).columns[0].values() -%}
-    {%- if not ended -%}
+    {%- set scans = config.get('cdc_snapshot_scans') -%}
+    {%- if not ended and not scans -%}
         {{- return([]) -}}
     {%- endif -%}
     {%- set found -%}
@@ -68,8 +87,19 @@
             complete.prefix,
             cast(complete.started_at as string) as started_at,
             complete.landing_batch,
-            cast(complete.read_at as string) as read_at
-        from ({{ cdc_complete_snapshots(staging, ended) }}) as complete
+            cast(complete.read_at as string) as read_at,
+            cast(complete.reads_from as string) as reads_from
+        from (
+            {%- if ended %}
+            {{ cdc_complete_snapshots(staging, ended) }}
+            {%- endif %}
+            {%- if ended and scans %}
+            union all
+            {%- endif %}
+            {%- if scans %}
+            {{ cdc_complete_incremental_scans(staging, scans) }}
+            {%- endif %}
+        ) as complete
         cross join (
             select min(batch._cdc_position) as oldest
             from {{ staging }} as batch
@@ -80,7 +110,7 @@
     {%- set complete = [] -%}
     {%- for row in run_query(found).rows -%}
         {%- do complete.append({'prefix': row[0], 'started_at': row[1],
-            'landing_batch': row[2] | int, 'read_at': row[3],
+            'landing_batch': row[2] | int, 'read_at': row[3], 'reads_from': row[4],
             'is_new': row[2] | int > since}) -%}
     {%- endfor -%}
     {{- return(complete) -}}
@@ -88,15 +118,17 @@
 
 {#- The complete snapshots among the staged reads of `staging` (only those
     whose prefix is in `prefixes`, when given), one row each: `prefix`,
-    `started_at` (its first position), `landing_batch` (of its newest read)
-    and `read_at` (its newest read time). Complete as the header says: end
-    marker, start marker (or a single read), no offset gap per partition. -#}
+    `started_at` (its first position), `landing_batch` (of its newest read),
+    `read_at` (its newest read time) and `reads_from` (null: its reads are
+    those at its position). Complete as the header says: end marker, start
+    marker (or a single read), no offset gap per partition. -#}
 {% macro cdc_complete_snapshots(staging, prefixes=none) -%}
     select
         snapshots.prefix,
         min(snapshots.started_at) as started_at,
         max(snapshots.landing_batch) as landing_batch,
-        max(snapshots.read_at) as read_at
+        max(snapshots.read_at) as read_at,
+        cast(null as timestamp) as reads_from
     from (
         select
             {{ _cdc_snapshot_prefix('reads._cdc_position') }} as prefix,
@@ -195,12 +227,88 @@
     left anti join (
         select {{ _cdc_key_list('reads', keys) }}
         from {{ relation }} as reads
+        where {{ _cdc_snapshot_reads('reads', snapshot) }}
+        {%- if snapshot.reads_from is not none %}
+        {#- an incremental scan: a key with a change since its start exists
+            (or its delete deletes it), even when the change replaced the
+            read of its chunk -#}
+        union all
+        select {{ _cdc_key_list('since', keys) }}
+        from {{ relation }} as since
         where
-            {{ _cdc_is_snapshot_read('reads') }}
-            and {{ _cdc_snapshot_prefix('reads._cdc_position') }} = '{{ snapshot.prefix }}'
+            since._cdc_op != 't'
+            and {{ cdc_new_batches_filter('since._landing_batch', watermark) }}
+            and not ({{ cdc_position_before('since._cdc_position', snapshot.started_at) }})
+        {%- endif %}
     ) as snapshot_keys
         on {% for key in keys %}candidates.`{{ key }}` <=> snapshot_keys.`{{ key }}`
         {{- " and " if not loop.last }}{% endfor %}
+{%- endmacro %}
+
+{#- The complete incremental scans of the table `scans.table` that the
+    snapshot-scans model `scans.model` reports, with the columns of
+    cdc_complete_snapshots (`prefix`: the scan's end as text, `read_at`:
+    its end, `reads_from`: its snapshot's start; `landing_batch`: the
+    newest of the notifications' and of the topic's events up to the
+    proof). Complete and landed whole as the header says. -#}
+{% macro cdc_complete_incremental_scans(staging, scans) -%}
+    select
+        cast(partitions.completed_at as string) as prefix,
+        min(partitions.started_at) as started_at,
+        max(partitions.landing_batch) as landing_batch,
+        partitions.completed_at as read_at,
+        partitions.reads_from
+    from (
+        select
+            scans.completed_at,
+            scans.started_at as reads_from,
+            events._kafka_partition,
+            min(events._cdc_position) as started_at,
+            greatest(max(events._landing_batch), max(scans._landing_batch)) as landing_batch,
+            min(events._kafka_offset) as first_offset,
+            min(events._kafka_offset) filter (
+                where events._cdc_processed_at > scans.completed_at
+            ) as proof_offset,
+            max(events._kafka_offset) filter (
+                where events._cdc_processed_at <= scans.completed_at
+            ) as last_offset,
+            count(distinct events._kafka_offset) filter (
+                where events._cdc_processed_at <= scans.completed_at
+            ) as offsets
+        from {{ ref(scans.model) }} as scans
+        inner join {{ staging }} as events
+            on events._cdc_processed_at >= scans.started_at
+        where
+            scans.aggregate_type = 'Incremental Snapshot'
+            and scans.scan_status in ('SUCCEEDED', 'EMPTY')
+            and lower(scans.scanned_collection) = lower('{{ scans.table }}')
+            and events._cdc_op != 't'
+        group by scans.completed_at, scans.started_at, events._kafka_partition
+    ) as partitions
+    group by partitions.completed_at, partitions.reads_from
+    having
+        bool_and(
+            partitions.proof_offset is not null
+            and partitions.offsets = partitions.proof_offset - partitions.first_offset
+            and coalesce(partitions.last_offset, -1) < partitions.proof_offset
+        )
+        and count(*) = (select count(distinct every._kafka_partition) from {{ staging }} as every)
+{%- endmacro %}
+
+{#- The reads of `snapshot` (one of cdc_completed_snapshots) in the staged
+    events `alias`: those at its position, or, for an incremental scan,
+    the incremental reads made between its snapshot's start and its end. -#}
+{% macro _cdc_snapshot_reads(alias, snapshot) -%}
+    {%- if snapshot.reads_from is not none -%}
+    {{ alias }}._cdc_op = 'r'
+    and {{ alias }}._cdc_source_snapshot = 'incremental'
+    and {{ alias }}._cdc_processed_at
+    between cast('{{ snapshot.reads_from }}' as timestamp)
+    and cast('{{ snapshot.read_at }}' as timestamp)
+    {%- else -%}
+    {{ _cdc_is_snapshot_read(alias) }}
+    and {{ _cdc_snapshot_prefix(alias ~ '._cdc_position') }} = '{{ snapshot.prefix }}'
+    {%- endif -%}
 {%- endmacro %}
 
 {#- A read of a blocking or initial snapshot (not of an incremental one). -#}

@@ -1,7 +1,8 @@
 {#-
     Returns the select of the base model of a Debezium metadata topic: the
-    transaction metadata topic (spec.kind = 'transactions') or the
-    schema-change topic ('schema_changes'). One row per landed record of
+    transaction metadata topic (spec.kind = 'transactions'), the
+    schema-change topic ('schema_changes') or the notification topic
+    ('notifications'). One row per landed record of
     `relation` (the raw landing table), its value parsed once with the
     built-in schema, the Kafka/landing coordinates and the quarantine
     verdict, like cdc_debezium_events does for change events.
@@ -13,8 +14,11 @@
 {% macro default__cdc_metadata_events(relation, topic) -%}
     {%- set spec = cdc_topic_spec(topic) -%}
     {%- set transactions = spec.kind == 'transactions' -%}
+    {%- set notifications = spec.kind == 'notifications' -%}
     select
-        {%- if transactions %}
+        {%- if notifications %}
+        {{ _cdc_notification_columns('events._event') }},
+        {%- elif transactions %}
         events._event.id as transaction_id,
         upper(events._event.status) as status,
         cast(events._event.event_count as bigint) as event_count,
@@ -49,7 +53,13 @@
             case
                 {{ _cdc_record_reasons('parsed') | indent(12) }}
                 when parsed._event is null then 'null_payload'
-                {%- if transactions %}
+                {%- if notifications %}
+                when parsed._event.id is null
+                    or parsed._event.aggregate_type is null
+                    or parsed._event.type is null
+                    or try_cast(parsed._event.timestamp as bigint) is null
+                    then 'not_a_notification_event'
+                {%- elif transactions %}
                 when parsed._event.id is null
                     or upper(parsed._event.status) not in ('BEGIN', 'END')
                     then 'not_a_transaction_event'
@@ -81,6 +91,30 @@
             ) as landed
         ) as parsed
     ) as events
+{%- endmacro %}
+
+{#- The columns of a notification (`event`: its parsed value). A table
+    scan names its table `scanned_collection`; STARTED and IN_PROGRESS list
+    the snapshot's tables in `data_collections`, TABLE_SCAN_COMPLETED in
+    `data_collection` (both "a, b"). -#}
+{% macro _cdc_notification_columns(event) -%}
+    {{ event }}.id as notification_id,
+        {{ event }}.aggregate_type,
+        upper({{ event }}.type) as notification_type,
+        element_at({{ event }}.additional_data, 'connector_name') as connector_name,
+        transform(
+            split(coalesce(
+                element_at({{ event }}.additional_data, 'data_collections'),
+                element_at({{ event }}.additional_data, 'data_collection')
+            ), ','),
+            collection -> trim(collection)
+        ) as data_collections,
+        element_at({{ event }}.additional_data, 'scanned_collection') as scanned_collection,
+        upper(element_at({{ event }}.additional_data, 'status')) as scan_status,
+        try_cast(element_at({{ event }}.additional_data, 'total_rows_scanned') as bigint)
+            as total_rows_scanned,
+        {{ event }}.additional_data,
+        timestamp_millis(try_cast({{ event }}.timestamp as bigint)) as notified_at
 {%- endmacro %}
 
 {#- The tableChanges array of a schema-change event, typed, in snake case. -#}
@@ -126,7 +160,18 @@
 {% macro default__cdc_metadata_accepted(relation, topic) -%}
     {%- set spec = cdc_topic_spec(topic) -%}
     select
-        {%- if spec.kind == 'transactions' %}
+        {%- if spec.kind == 'notifications' %}
+        events.notification_id,
+        events.aggregate_type,
+        events.notification_type,
+        events.connector_name,
+        events.data_collections,
+        events.scanned_collection,
+        events.scan_status,
+        events.total_rows_scanned,
+        events.additional_data,
+        events.notified_at,
+        {%- elif spec.kind == 'transactions' %}
         events.transaction_id,
         events.status,
         events.event_count,

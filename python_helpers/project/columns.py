@@ -236,6 +236,42 @@ TRANSACTION_PROGRESS_COLUMNS = {
     "last_landed_at": "When its newest record was landed.",
     "_landing_batch": '{{ doc("_landing_batch") }}',
 }
+NOTIFICATION_COLUMNS = {
+    "notification_id": "`id`: for an incremental snapshot, the id of its execute-snapshot signal.",
+    "aggregate_type": "What it reports on: `Initial Snapshot`, `Incremental Snapshot`.",
+    "notification_type": "`type`, upper case: `STARTED`, `IN_PROGRESS`, `PAUSED`, `RESUMED`,"
+    " `TABLE_SCAN_COMPLETED`, `COMPLETED`, `ABORTED`, `SKIPPED`.",
+    "connector_name": "`additional_data.connector_name`: the Kafka Connect connector.",
+    "data_collections": "The snapshot's tables (`additional_data.data_collections`, or"
+    " `data_collection` on a table scan's end), split on commas.",
+    "scanned_collection": "TABLE_SCAN_COMPLETED: the table whose scan ended"
+    " (`additional_data.scanned_collection`).",
+    "scan_status": "TABLE_SCAN_COMPLETED: `SUCCEEDED`, `EMPTY`, `NO_PRIMARY_KEY`, `SKIPPED`,"
+    " `SQL_EXCEPTION`, `UNKNOWN_SCHEMA`.",
+    "total_rows_scanned": "TABLE_SCAN_COMPLETED: rows the scan read from the table.",
+    "additional_data": "Every `additional_data` entry, as text.",
+    "notified_at": "When the connector made the notification (`timestamp`), UTC.",
+}
+SNAPSHOT_SCANS_COLUMNS = {
+    "aggregate_type": "`Initial Snapshot` or `Incremental Snapshot`.",
+    "scanned_collection": "The table scanned (`schema.table` for PostgreSQL, `database.table`"
+    " for MySQL, `database.schema.table` for SQL Server).",
+    "scan_status": "`SUCCEEDED` or `EMPTY`: complete; anything else: it failed.",
+    "total_rows_scanned": "Rows the scan read from the table.",
+    "started_at": "When its snapshot started (the newest STARTED notification listing the"
+    " table, at or before the scan's end); null when none landed: then it deletes"
+    " nothing.",
+    "completed_at": "When the scan ended (TABLE_SCAN_COMPLETED), UTC.",
+    "notification_id": "The completion's `id`.",
+    "connector_name": "The Kafka Connect connector.",
+    "_kafka_topic": '{{ doc("_kafka_topic") }}',
+    "_kafka_partition": '{{ doc("_kafka_partition") }}',
+    "_kafka_offset": '{{ doc("_kafka_offset") }}',
+    "_landing_file": '{{ doc("_landing_file") }}',
+    "_landing_line": '{{ doc("_landing_line") }}',
+    "_landing_batch": "The newer of the completion's and its STARTED notification's landing"
+    " batches: the scan is known from it on.",
+}
 SCHEMA_CHANGE_COLUMNS = {
     "database_name": "`databaseName`: the database the change applies to.",
     "schema_name": "`schemaName`.",
@@ -265,6 +301,8 @@ SCHEMA_HISTORY_COLUMNS = {
 }
 # a landed record (plain-form lines have no Kafka coordinates) and the
 # position of the change in it
+# a snapshot scan: the landed record of its TABLE_SCAN_COMPLETED notification
+SNAPSHOT_SCANS_KEY = ["_landing_file", "_landing_line"]
 SCHEMA_HISTORY_KEY = [
     "_landing_file",
     "_landing_line",

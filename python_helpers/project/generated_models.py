@@ -25,6 +25,7 @@ from python_helpers import connectors
 from python_helpers.project import model_templates
 from python_helpers.project.columns import properties_text
 from python_helpers.project.model_names import MODELS_DIR, ModelNames, topic_models
+from python_helpers.project.notification_groups import ScanSource, scan_sources
 from python_helpers.project.project_check import read_properties
 from python_helpers.project.topic_properties import GENERATED_LAYERS, model_entries, topic_layers
 from python_helpers.project.transaction_groups import (
@@ -33,7 +34,7 @@ from python_helpers.project.transaction_groups import (
     transaction_groups,
 )
 from python_helpers.project.yaml_edit import remove_models
-from python_helpers.schema.metadata_topics import CHANGES, TRANSACTIONS
+from python_helpers.schema.metadata_topics import CHANGES, KIND_LABELS
 from python_helpers.spec import column_settings
 from python_helpers.spec.generate import TopicSpec
 
@@ -54,9 +55,11 @@ def _templates(
     layers: list[str],
     settings: dict[str, Any],
     transactions: dict[str, Any],
+    scans: dict[str, Any],
 ) -> dict[str, tuple[str, dict[str, Any]]]:
     """Each generated layer of ``layers``: (template, fields);
-    ``transactions``: the fields of its transaction group's models."""
+    ``transactions``: the fields of its transaction group's models;
+    ``scans``: of the snapshot scans its merged models read."""
     common = {
         "topic": spec.topic,
         "connector": spec.connector,
@@ -73,6 +76,8 @@ def _templates(
         "unique_key": repr(keys),
         "merge_key": repr([*keys, "valid_from_position"]),
         "snapshot_deletes": settings.get("snapshot_deletes"),
+        "snapshot_scans": scans.get("snapshot_scans"),
+        "scans_model": scans.get("scans_model"),
         "column_configs": {
             name: json.dumps(value)
             for name, value in column_settings.model_configs(settings).items()
@@ -80,8 +85,7 @@ def _templates(
     }
     base: tuple[str, dict[str, Any]]
     if spec.kind != CHANGES:
-        kind = "transaction metadata" if spec.kind == TRANSACTIONS else "schema-change"
-        base = ("metadata_base", common | {"kind": kind})
+        base = ("metadata_base", common | {"kind": KIND_LABELS[spec.kind]})
     else:
         macro = (
             "cdc_mongodb_events"
@@ -117,6 +121,13 @@ def _transaction_fields(group: TransactionGroup, names: dict[str, ModelNames]) -
     }
 
 
+def _scan_fields(source: ScanSource, names: dict[str, ModelNames]) -> dict[str, Any]:
+    """The fields of a merged model that reads the snapshot scans of its
+    topic's notification topic (notification_groups.py)."""
+    scans = {"model": names[source.notification_topic].current, "table": source.data_collection}
+    return {"snapshot_scans": json.dumps(scans).replace('"', "'"), "scans_model": scans["model"]}
+
+
 def properties_path(names: ModelNames) -> Path:
     """The topic's generated properties file, beside its base model."""
     return names.path("base").parent / f"_{names.folder}__{names.entity}{PROPERTIES_SUFFIX}"
@@ -147,6 +158,7 @@ def wanted_files(
     }
     groups = transaction_groups(every)
     members = member_groups(groups)
+    scans = scan_sources(every, settings)
     wanted: dict[Path, str] = {}
     for topic, spec in specs.items():
         declared = settings.get(topic, {})
@@ -157,7 +169,9 @@ def wanted_files(
         )
         generated = [layer for layer in layers if layer in GENERATED_LAYERS]
         group_fields = _transaction_fields(group, all_names) if group else {}
-        templates = _templates(spec, names, generated, declared, group_fields)
+        source = scans.get(topic)
+        scan_fields = _scan_fields(source, all_names) if source else {}
+        templates = _templates(spec, names, generated, declared, group_fields, scan_fields)
         for layer, (template, fields) in templates.items():
             path = paths.get(getattr(names, layer), project / names.path(layer))
             wanted[path] = model_templates.render(template, **fields)

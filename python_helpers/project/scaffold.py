@@ -32,8 +32,21 @@ from python_helpers.project.project_check import ProjectError, check_project
 from python_helpers.project.topic_properties import ANALYST_LAYERS, model_entries, topic_layers
 from python_helpers.project.transaction_groups import transaction_groups
 from python_helpers.project.yaml_edit import SourceEdits
-from python_helpers.schema.metadata_topics import CHANGES, TRANSACTIONS
+from python_helpers.schema.metadata_topics import (
+    CHANGES,
+    KIND_LABELS,
+    NOTIFICATIONS,
+    SCHEMA_CHANGES,
+    TRANSACTIONS,
+)
 from python_helpers.spec.generate import TopicSpec
+
+# the analysts' table of each metadata kind: its template
+ANALYST_TEMPLATES = {
+    TRANSACTIONS: "transactions",
+    SCHEMA_CHANGES: "schema_history",
+    NOTIFICATIONS: "snapshot_scans",
+}
 
 
 def _analyst_models(
@@ -43,8 +56,8 @@ def _analyst_models(
     ``match``: how a transaction topic's connector identifies one
     transaction, when its group is known (``TransactionGroup.match``)."""
     if spec.kind != CHANGES:
-        kind = "transaction metadata" if spec.kind == TRANSACTIONS else "schema-change"
-        table = "transactions" if spec.kind == TRANSACTIONS else "schema_history"
+        kind = KIND_LABELS[spec.kind]
+        table = ANALYST_TEMPLATES[spec.kind]
         fields = {"topic": spec.topic, "staging": names.staging, "match": match}
         return {
             "staging": (
@@ -64,8 +77,7 @@ def _analyst_models(
 
 def _source_description(spec: TopicSpec) -> str:
     if spec.kind != CHANGES:
-        kind = "transaction metadata" if spec.kind == TRANSACTIONS else "schema-change"
-        return f"Raw Kafka records of the {kind} topic `{spec.topic}`."
+        return f"Raw Kafka records of the {KIND_LABELS[spec.kind]} topic `{spec.topic}`."
     what = "MongoDB topic" if connectors.stages_documents(spec.connector) else "topic"
     return (
         f"Raw Kafka records of {what} `{spec.topic}`, one row per record, as landed"

@@ -7,7 +7,12 @@ Besides one topic per table, a connector can write
   END, ``event_count`` and ``data_collections``;
 * the **schema-change topic** (``<prefix>``): ``databaseName``,
   ``schemaName``, ``ddl`` and ``tableChanges`` (table id, type, columns,
-  primary key) with the connector's ``source`` block.
+  primary key) with the connector's ``source`` block;
+* the **notification topic** (``notification.sink.topic.name``, Debezium
+  2.3+, when ``notification.enabled.channels`` has ``sink``): ``id``,
+  ``aggregate_type`` (``Initial Snapshot``, ``Incremental Snapshot``),
+  ``type`` (``STARTED``, ``TABLE_SCAN_COMPLETED``, ``COMPLETED``, ...),
+  ``additional_data`` (a map of text) and ``timestamp`` (epoch ms).
 
 Their layout is fixed by Debezium, so they are recognised by their fields
 (whether or not the events carry schema blocks: the examples in the wild
@@ -24,7 +29,17 @@ from python_helpers.schema.connect_schema import ConnectSchema, parse_schema
 CHANGES = "changes"
 TRANSACTIONS = "transactions"
 SCHEMA_CHANGES = "schema_changes"
-KINDS = (CHANGES, TRANSACTIONS, SCHEMA_CHANGES)
+NOTIFICATIONS = "notifications"
+KINDS = (CHANGES, TRANSACTIONS, SCHEMA_CHANGES, NOTIFICATIONS)
+# how each metadata kind is named in model descriptions
+KIND_LABELS = {
+    TRANSACTIONS: "transaction metadata",
+    SCHEMA_CHANGES: "schema-change",
+    NOTIFICATIONS: "notification",
+}
+# the kinds whose events carry no source block: their models take the
+# metadata connector's folder
+SOURCELESS = (TRANSACTIONS, NOTIFICATIONS)
 # connector named for a transaction topic, whose events have no source block
 METADATA_CONNECTOR = "debezium"
 
@@ -60,6 +75,8 @@ def kind_of(payload: dict[str, Any]) -> str:
     """Which kind of topic a value payload belongs to."""
     if "status" in payload and "id" in payload and "before" not in payload:
         return TRANSACTIONS
+    if {"id", "aggregate_type", "type"} <= payload.keys() and "before" not in payload:
+        return NOTIFICATIONS
     if "databaseName" in payload and ("tableChanges" in payload or "ddl" in payload):
         return SCHEMA_CHANGES
     return CHANGES
@@ -86,6 +103,23 @@ TRANSACTION_BLOCK = _struct(
         _text("event_count"),
         _array("data_collections", _struct(None, [_text("data_collection"), _text("event_count")])),
         _text("ts_ms"),
+    ],
+)
+
+NOTIFICATION_BLOCK = _struct(
+    None,
+    [
+        _text("id"),
+        _text("aggregate_type"),
+        _text("type"),
+        {
+            "type": "map",
+            "optional": True,
+            "keys": {"type": "string"},
+            "values": {"type": "string", "optional": True},
+            "field": "additional_data",
+        },
+        _text("timestamp"),
     ],
 )
 
@@ -139,5 +173,7 @@ def metadata_schema(kind: str, source_fields: list[str]) -> ConnectSchema:
     """The built-in value schema of a metadata topic."""
     if kind == TRANSACTIONS:
         return parse_schema(TRANSACTION_BLOCK)
+    if kind == NOTIFICATIONS:
+        return parse_schema(NOTIFICATION_BLOCK)
     known = [n for n in SOURCE_TYPES if n in source_fields]
     return parse_schema(schema_change_block(known + sorted(set(source_fields) - set(known))))

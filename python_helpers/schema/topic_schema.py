@@ -29,7 +29,7 @@ from python_helpers.schema.connect_schema import (
     parse_schema,
 )
 from python_helpers.schema.extended_json import DocType
-from python_helpers.schema.metadata_topics import CHANGES, METADATA_CONNECTOR, TRANSACTIONS, kind_of
+from python_helpers.schema.metadata_topics import CHANGES, METADATA_CONNECTOR, SOURCELESS, kind_of
 from python_helpers.schema.schema_evolution import QUARANTINE, IncompatibleColumn, evolve
 
 # Huawei MRS CDL (both message versions) names no Debezium connector.
@@ -110,7 +110,7 @@ class TopicSchemas:
                 for name in payload["source"]:
                     if name not in self.source_fields:
                         self.source_fields.append(name)
-            if kind == TRANSACTIONS:
+            if kind in SOURCELESS:
                 self.connector = self.connector or METADATA_CONNECTOR
         if "message_version" in payload or "OPERATION" in payload:
             self.connector = self.connector or CDL_CONNECTOR

@@ -39,6 +39,7 @@ SETTINGS = (
     "snapshot_deletes",
     "ignore_null_updates",
     "changes",
+    "notifications_for",
 )
 _IMPORTED = re.compile(r"^# imported: ([0-9a-f]{32}) ", re.MULTILINE)
 _HEADER = (

@@ -159,6 +159,11 @@ def _validated(config: Declared) -> Declared:
     column_settings.ignore_null_updates(config)
     _flag(config, "snapshot_deletes")
     _flag(config, "changes")
+    prefix = config.settings.get("notifications_for")
+    if prefix is not None and (not isinstance(prefix, str) or not prefix):
+        raise SpecError(
+            f"{config.origin}: notifications_for is {prefix!r}; expected a topic prefix"
+        )
     limit = config.settings.get("max_value_bytes")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise SpecError(f"{config.origin}: max_value_bytes is {limit!r}; expected bytes, >= 1")

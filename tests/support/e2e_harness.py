@@ -149,6 +149,22 @@ STOCK_TABLES = {
     }
     for connector, (_, model) in STOCK_MODELS.items()
 }
+# each stock connector's notification topic (the incremental snapshots'
+# table scans): its file, its snapshot-scans model, the table's data
+# collection
+STOCK_PREFIXES = {"postgresql": "shop", "mysql": "shopdb", "sqlserver": "server1"}
+STOCK_NOTIFICATIONS = {
+    connector: SAMPLE_LANDING / f"{prefix}.notifications" / "stock-notifications-kcat.jsonl"
+    for connector, prefix in STOCK_PREFIXES.items()
+}
+STOCK_SCANS = {
+    connector: f"cdc_current.debezium__{prefix}_notifications"
+    for connector, prefix in STOCK_PREFIXES.items()
+}
+STOCK_COLLECTIONS = {
+    connector: topic.removeprefix(STOCK_PREFIXES[connector] + ".")
+    for connector, (topic, _) in STOCK_MODELS.items()
+}
 STOCK_FILTERED_FILE = SAMPLE_LANDING / "shop.public.stock_filtered" / "stock-filtered-kcat.jsonl"
 STOCK_FILTERED = "cdc_current.postgres__shop_public_stock_filtered"
 # transaction-consistent views (issue 24; tests in
@@ -259,6 +275,7 @@ CONNECTOR_TABLES = [
     SCHEMA_HISTORY,
     RW_SCHEMA_HISTORY,
     *(table for tables in STOCK_TABLES.values() for table in tables.values()),
+    *STOCK_SCANS.values(),
     STOCK_FILTERED,
     *BANK_TABLES,
     "cdc_current.sqlserver__server1_testdb_dbo_tablea",
@@ -422,6 +439,9 @@ FIRST_RUN_LINES = {
     TRANSACTIONS_FILE: 1,
     # the first half of a re-snapshot: complete only in the second build
     **{path: 9 for path in STOCK_FILES.values()},
+    # every notification: the second incremental snapshot's scan is
+    # reported complete before its reads land (second build)
+    **{path: 8 for path in STOCK_NOTIFICATIONS.values()},
     STOCK_FILTERED_FILE: 4,
     **{
         bank_file(topic): BANK_FIRST_LINES[topic.rsplit(".", 1)[-1]]

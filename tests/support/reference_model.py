@@ -152,22 +152,102 @@ def complete_snapshots(changes: list[dict[str, Any]]) -> dict[tuple[int, ...], l
     return complete
 
 
-def vanished_key_deletes(changes: list[dict[str, Any]], *key: str) -> list[dict[str, Any]]:
+def notifications(path: Path) -> list[dict[str, Any]]:
+    """The notifications of a notification topic's kcat landing file (the
+    payloads, with their Kafka offsets)."""
+    found = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        payload = json.loads(record["payload"])["payload"]
+        found.append(payload | {"_offset": record["offset"]})
+    return found
+
+
+def incremental_scans(
+    changes: list[dict[str, Any]], notices: list[dict[str, Any]], table: str
+) -> dict[tuple[int, ...], list[Any]]:
+    """The complete incremental scans of ``table`` (its data collection)
+    among ``notices`` whose events have all landed in ``changes``: their
+    start -> the keys they stand for (rows read, and the rows of every
+    change since the start: a change made while a chunk was read replaces
+    the chunk's read of its key). A scan is complete when its
+    TABLE_SCAN_COMPLETED notification says SUCCEEDED or EMPTY after a
+    STARTED one listing the table; its reads are the incremental reads made
+    (envelope ts_ms) between the two; its start the oldest position of the
+    events made since the STARTED one; landed whole when, per partition, an
+    event made after its end landed with no offset gap before it."""
+    found: dict[tuple[int, ...], list[Any]] = {}
+    for done in notices:
+        extra = done.get("additional_data") or {}
+        if (
+            done["aggregate_type"] != "Incremental Snapshot"
+            or done["type"] != "TABLE_SCAN_COMPLETED"
+            or str(extra.get("scanned_collection", "")).lower() != table.lower()
+            or extra.get("status") not in ("SUCCEEDED", "EMPTY")
+        ):
+            continue
+        starts = [
+            int(n["timestamp"])
+            for n in notices
+            if n["type"] == "STARTED"
+            and n["aggregate_type"] == done["aggregate_type"]
+            and int(n["timestamp"]) <= int(done["timestamp"])
+            and table.lower()
+            in [t.strip().lower() for t in n["additional_data"]["data_collections"].split(",")]
+        ]
+        if not starts:
+            continue
+        began, ended = max(starts), int(done["timestamp"])
+        since = [e for e in changes if e["ts_ms"] >= began and e["op"] != "t"]
+        partitions = {e.get("_partition", 0) for e in changes}
+        proven = True
+        for partition in partitions:
+            mine = [e for e in since if e.get("_partition", 0) == partition]
+            after = [e["_offset"] for e in mine if e["ts_ms"] > ended]
+            if not after:
+                proven = False
+                continue
+            before = {e["_offset"] for e in mine if e["ts_ms"] <= ended}
+            first = min(e["_offset"] for e in mine)
+            proven = proven and before == set(range(first, min(after)))
+        if not proven:
+            continue
+        start = min(map(position, since))
+        found[start] = [
+            e["before"] if e["op"] == "d" else e["after"]
+            for e in since
+            if position(e) >= start
+            or (e["op"] == "r" and e["source"].get("snapshot") == "incremental")
+            and e["ts_ms"] <= ended
+        ]
+    return found
+
+
+def vanished_key_deletes(
+    changes: list[dict[str, Any]],
+    *key: str,
+    notices: list[dict[str, Any]] | None = None,
+    table: str = "",
+) -> list[dict[str, Any]]:
     """A delete, at a complete snapshot's first position, of every key live
     just before it (changes replayed in source order, truncates and earlier
     snapshots' deletes applied) that the snapshot did not read (its row
-    image holds only the key)."""
+    image holds only the key); with ``notices`` (the connector's
+    notifications) also at the start of each complete incremental scan of
+    ``table``, of every such key it does not stand for."""
 
     def key_of(row: dict[str, Any]) -> tuple[Any, ...]:
         return tuple(row[k] for k in key)
 
     snapshots = complete_snapshots(changes)
+    if notices:
+        snapshots |= incremental_scans(changes, notices, table)
     live: dict[tuple[Any, ...], dict[str, Any]] = {}
     deletes = []
     for event in sorted(changes, key=position):
         start = position(event)
         if start in snapshots:
-            read = {key_of(row) for row in snapshots[start]}
+            read = {key_of(row or {}) for row in snapshots[start] if row}
             for values, image in live.items():
                 if values not in read:
                     before = {column: None for column in image} | dict(
@@ -192,6 +272,8 @@ def current_state(
     *key: str,
     snapshot_deletes: bool = False,
     ignore_null: tuple[str, ...] = (),
+    notices: list[dict[str, Any]] | None = None,
+    table: str = "",
 ) -> dict[Any, dict[str, Any]]:
     """Apply changes in source order (``position``); returns the final row
     per key (the key value, or a tuple of values for a composite key). A
@@ -199,14 +281,15 @@ def current_state(
     ``ignore_null`` that an update sets to None, keeps the key's previous
     value, None when there is none. With ``snapshot_deletes``, a
     complete snapshot deletes every key it did not read, at its first
-    position (``vanished_key_deletes``)."""
+    position, and so does a complete incremental scan of ``table`` that
+    ``notices`` report (``vanished_key_deletes``)."""
 
     def key_of(row: dict[str, Any]) -> Any:
         values = tuple(row[k] for k in key)
         return values[0] if len(values) == 1 else values
 
     if snapshot_deletes:
-        changes = changes + vanished_key_deletes(changes, *key)
+        changes = changes + vanished_key_deletes(changes, *key, notices=notices, table=table)
     state: dict[Any, dict[str, Any]] = {}
     for event in sorted(changes, key=position):
         if event["op"] == "t":

@@ -359,6 +359,9 @@ WITHOUT_SCHEMA_BLOCKS = {
 }
 CONNECTORS = {
     "bank.transaction": "debezium",
+    "shop.notifications": "debezium",
+    "shopdb.notifications": "debezium",
+    "server1.notifications": "debezium",
     "proptx.transaction": "debezium",
     "bankdb.transaction": "debezium",
     "bank1.transaction": "debezium",
@@ -524,6 +527,53 @@ def test_transaction_groups_are_the_connectors_keyed_topics_under_the_prefix(
         "server1.testDB.dbo.tablea",
     )
     assert "RW_CDC_1001.transaction" not in groups
+
+
+def test_notification_topics_report_the_scans_of_their_prefix_topics(
+    project: Path, tmp_path: Path
+) -> None:
+    """A notification topic is recognised by its fields (id, aggregate_type,
+    type) and read with the built-in schema; `shop.notifications` speaks for
+    the keyed row topics named `shop.<data collection>` (the data
+    collection: what follows the prefix), `notifications_for` in its
+    declaration names another prefix, and a prefix that is not a topic
+    prefix leaves the topic without members. The state and history models
+    of a member read its snapshot-scans model (a config and a dbt
+    dependency)."""
+    from python_helpers.project.notification_groups import notification_prefix, scan_sources
+    from python_helpers.schema.metadata_topics import NOTIFICATIONS, kind_of, metadata_schema
+    from python_helpers.schema.spark_types import raw_type
+
+    specs = spec_files.load_specs(project)
+    assert specs["shop.notifications"].kind == NOTIFICATIONS
+    assert specs["shop.notifications"].connector == "debezium"
+    notice = {"id": "x", "aggregate_type": "Incremental Snapshot", "type": "STARTED"}
+    assert kind_of(notice) == NOTIFICATIONS and kind_of(notice | {"before": None}) != NOTIFICATIONS
+    assert "`additional_data`: map<string, string>" in raw_type(metadata_schema(NOTIFICATIONS, []))
+    sources = scan_sources(specs, {})
+    assert sources["shop.public.stock"].notification_topic == "shop.notifications"
+    assert sources["shop.public.stock"].data_collection == "public.stock"
+    assert sources["server1.testDB.dbo.stock"].data_collection == "testDB.dbo.stock"
+    assert sources["shopdb.shop.stock"].notification_topic == "shopdb.notifications"
+    assert "bank.public.orders" not in sources and "server1.notifications" not in sources
+    assert notification_prefix("cdc-notices", {"notifications_for": "bank"}) == "bank"
+    moved = scan_sources(specs, {"shop.notifications": {"notifications_for": "bank"}})
+    assert moved["bank.public.orders"].data_collection == "public.orders"
+    assert "shop.public.stock" not in moved
+    state = project / "models/current/postgres/postgres__shop_public_stock__state.sql"
+    text = state.read_text(encoding="utf-8")
+    assert (
+        "cdc_snapshot_scans={'model': 'debezium__shop_notifications', 'table': 'public.stock'}"
+        in text
+    )
+    assert "-- depends_on: {{ ref('debezium__shop_notifications') }}" in text
+    landing = tmp_path / "landing"
+    shutil.copytree(SAMPLE_LANDING / "shop.notifications", landing / "shop.notifications")
+    (landing / "shop.notifications" / "topic.yml").write_text(
+        "notifications_for: 3\n", encoding="utf-8"
+    )
+    with pytest.raises(SpecError, match="notifications_for is 3; expected a topic prefix"):
+        sync(tmp_path, landing)
 
 
 def test_a_landing_of_some_topics_keeps_the_transaction_groups_whole(

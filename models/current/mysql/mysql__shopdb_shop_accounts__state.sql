@@ -5,8 +5,10 @@
 {#- (`_cdc_op = 'd'`): analysts read the view `mysql__shopdb_shop_accounts`. -#}
 {{ config(
     unique_key=['account_id'],
-    cdc_delete_markers=true
+    cdc_delete_markers=true,
+    cdc_snapshot_scans={'model': 'debezium__shopdb_notifications', 'table': 'shop.accounts'}
 ) }}
+-- depends_on: {{ ref('debezium__shopdb_notifications') }}
 
 with
 

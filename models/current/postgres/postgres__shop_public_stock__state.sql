@@ -6,8 +6,10 @@
 {{ config(
     unique_key=['item_id'],
     cdc_delete_markers=true,
-    cdc_snapshot_deletes=true
+    cdc_snapshot_deletes=true,
+    cdc_snapshot_scans={'model': 'debezium__shop_notifications', 'table': 'public.stock'}
 ) }}
+-- depends_on: {{ ref('debezium__shop_notifications') }}
 
 with
 

@@ -5,8 +5,10 @@
 {#- (`_cdc_op = 'd'`): analysts read the view `postgres__shop_public_stock_filtered`. -#}
 {{ config(
     unique_key=['item_id'],
-    cdc_delete_markers=true
+    cdc_delete_markers=true,
+    cdc_snapshot_scans={'model': 'debezium__shop_notifications', 'table': 'public.stock_filtered'}
 ) }}
+-- depends_on: {{ ref('debezium__shop_notifications') }}
 
 with
 

@@ -6,8 +6,10 @@
 {#- up to it has landed whole. -#}
 {{ config(
     materialized='view',
-    cdc_snapshot_deletes=true
+    cdc_snapshot_deletes=true,
+    cdc_snapshot_scans={'model': 'debezium__server1_notifications', 'table': 'testDB.dbo.stock'}
 ) }}
+-- depends_on: {{ ref('debezium__server1_notifications') }}
 
 with
 

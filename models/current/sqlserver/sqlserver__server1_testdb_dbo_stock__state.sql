@@ -6,8 +6,10 @@
 {{ config(
     unique_key=['item_id'],
     cdc_delete_markers=true,
-    cdc_snapshot_deletes=true
+    cdc_snapshot_deletes=true,
+    cdc_snapshot_scans={'model': 'debezium__server1_notifications', 'table': 'testDB.dbo.stock'}
 ) }}
+-- depends_on: {{ ref('debezium__server1_notifications') }}
 
 with
 

@@ -5,8 +5,10 @@
 {#- of `server1.transaction` -#}
 {#- up to it has landed whole. -#}
 {{ config(
-    materialized='view'
+    materialized='view',
+    cdc_snapshot_scans={'model': 'debezium__server1_notifications', 'table': 'testDB.dbo.tablea'}
 ) }}
+-- depends_on: {{ ref('debezium__server1_notifications') }}
 
 with
 

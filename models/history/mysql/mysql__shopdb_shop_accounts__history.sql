@@ -3,8 +3,10 @@
 {#- `shopdb.shop.accounts` (SCD type 2): -#}
 {#- one row per version of each account_id. -#}
 {{ config(
-    unique_key=['account_id', 'valid_from_position']
+    unique_key=['account_id', 'valid_from_position'],
+    cdc_snapshot_scans={'model': 'debezium__shopdb_notifications', 'table': 'shop.accounts'}
 ) }}
+-- depends_on: {{ ref('debezium__shopdb_notifications') }}
 
 with
 

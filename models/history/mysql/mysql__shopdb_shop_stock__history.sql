@@ -4,8 +4,10 @@
 {#- one row per version of each item_id. -#}
 {{ config(
     unique_key=['item_id', 'valid_from_position'],
-    cdc_snapshot_deletes=true
+    cdc_snapshot_deletes=true,
+    cdc_snapshot_scans={'model': 'debezium__shopdb_notifications', 'table': 'shop.stock'}
 ) }}
+-- depends_on: {{ ref('debezium__shopdb_notifications') }}
 
 with
 

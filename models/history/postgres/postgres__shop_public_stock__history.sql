@@ -4,8 +4,10 @@
 {#- one row per version of each item_id. -#}
 {{ config(
     unique_key=['item_id', 'valid_from_position'],
-    cdc_snapshot_deletes=true
+    cdc_snapshot_deletes=true,
+    cdc_snapshot_scans={'model': 'debezium__shop_notifications', 'table': 'public.stock'}
 ) }}
+-- depends_on: {{ ref('debezium__shop_notifications') }}
 
 with
 

@@ -1,0 +1,66 @@
+"""Which data topics a notification topic reports snapshot scans for.
+
+A connector with ``notification.enabled.channels=sink`` writes its
+notifications to the topic ``notification.sink.topic.name`` names, whatever
+it is called; its table scans name each table as its ``data_collection``
+(``schema.table`` for PostgreSQL, ``database.table`` for MySQL,
+``database.schema.table`` for SQL Server), the part of the table's topic
+after the connector's topic prefix. A notification topic speaks for the
+prefix its declaration names (``notifications_for: <prefix>`` in
+topics/<topic>.yml), else for its own name up to its last dot
+(``shop.notifications`` -> ``shop``). Its members are the keyed row topics
+of the project named ``<prefix>.<data_collection>``; their merged models
+read its snapshot scans (cdc_snapshot_deletes.sql).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from python_helpers import connectors
+from python_helpers.schema.metadata_topics import CHANGES, NOTIFICATIONS
+from python_helpers.spec.generate import TopicSpec
+
+
+@dataclass(frozen=True)
+class ScanSource:
+    """Where a member topic's snapshot scans are reported."""
+
+    notification_topic: str
+    data_collection: str
+
+
+def notification_prefix(topic: str, declared: dict[str, Any]) -> str:
+    """The topic prefix a notification topic speaks for."""
+    given = declared.get("notifications_for")
+    return str(given) if given else topic.rpartition(".")[0] or topic
+
+
+def _member(spec: TopicSpec) -> bool:
+    return (
+        spec.kind == CHANGES
+        and bool(spec.primary_key)
+        and connectors.unsupported(spec.connector) is None
+        and not connectors.stages_documents(spec.connector)
+    )
+
+
+def scan_sources(
+    specs: dict[str, TopicSpec], settings: dict[str, dict[str, Any]]
+) -> dict[str, ScanSource]:
+    """The scan source of each member topic of ``specs``, by topic (the
+    notification topic of the longest matching prefix, when two match)."""
+    prefixes = {
+        notification_prefix(topic, settings.get(topic, {})): topic
+        for topic, spec in sorted(specs.items())
+        if spec.kind == NOTIFICATIONS
+    }
+    found: dict[str, ScanSource] = {}
+    for topic, spec in sorted(specs.items()):
+        matching = [p for p in prefixes if topic.startswith(p + ".")]
+        if not matching or not _member(spec):
+            continue
+        prefix = max(matching, key=len)
+        found[topic] = ScanSource(prefixes[prefix], topic.removeprefix(prefix + "."))
+    return found
