@@ -163,10 +163,10 @@
 
 {#- The synthetic delete events (rows shaped like the staging `columns`) of
     the keys that `snapshot` (one of cdc_completed_snapshots) lacks: keys
-    of `stored` rows that are not delete markers and keys of the batch's
-    events in `relation`, older than the snapshot's start (and not older
-    than `truncated_at`, the newest truncate: a truncated key is gone
-    already). -#}
+    of `stored` rows and of the batch's events in `relation` older than the
+    snapshot's start (and not older than `truncated_at`, the newest
+    truncate: a truncated key is gone already) whose newest such event is
+    not a delete (a key deleted before the snapshot is gone already). -#}
 {% macro cdc_vanished_key_deletes(relation, stored, columns, keys, snapshot, watermark,
     truncated_at=none) -%}
     select
@@ -203,16 +203,18 @@
             {%- if stored is not none %}
             select
                 {{ _cdc_key_list('kept', keys) }},
-                cast(null as bigint) as _landing_batch
+                cast(null as bigint) as _landing_batch,
+                kept._cdc_op,
+                kept._cdc_position
             from {{ stored }} as kept
-            where
-                kept._cdc_op != 'd'
-                and ({{ cdc_position_before('kept._cdc_position', snapshot.started_at) }})
+            where ({{ cdc_position_before('kept._cdc_position', snapshot.started_at) }})
             union all
             {%- endif %}
             select
                 {{ _cdc_key_list('older', keys) }},
-                older._landing_batch
+                older._landing_batch,
+                older._cdc_op,
+                older._cdc_position
             from {{ relation }} as older
             where
                 older._cdc_op != 't'
@@ -223,6 +225,9 @@
                 {%- endif %}
         ) as found
         group by {{ _cdc_key_list('found', keys) }}
+        {#- live just before the snapshot: its newest older event (stored
+            or in the batch) is not a delete -#}
+        having max_by(found._cdc_op, found._cdc_position) != 'd'
     ) as candidates
     left anti join (
         select {{ _cdc_key_list('reads', keys) }}
@@ -248,9 +253,10 @@
 {#- The complete incremental scans of the table `scans.table` that the
     snapshot-scans model `scans.model` reports, with the columns of
     cdc_complete_snapshots (`prefix`: the scan's end as text, `read_at`:
-    its end, `reads_from`: its snapshot's start; `landing_batch`: the
-    newest of the notifications' and of the topic's events up to the
-    proof). Complete and landed whole as the header says. -#}
+    its end, `reads_from`: its snapshot's start; `landing_batch`: the run
+    it became complete in, the newest of the notifications' and of the
+    topic's events up to the first one after its end). Complete and landed
+    whole as the header says. -#}
 {% macro cdc_complete_incremental_scans(staging, scans) -%}
     select
         cast(partitions.completed_at as string) as prefix,
@@ -264,7 +270,18 @@
             scans.started_at as reads_from,
             events._kafka_partition,
             min(events._cdc_position) as started_at,
-            greatest(max(events._landing_batch), max(scans._landing_batch)) as landing_batch,
+            {#- the run it became complete in: the newest landing of its
+                notifications, of the events up to its end and of the first
+                one after it (later events do not make it new again) -#}
+            greatest(
+                max(scans._landing_batch),
+                max(events._landing_batch) filter (
+                    where events._cdc_processed_at <= scans.completed_at
+                ),
+                min_by(events._landing_batch, events._kafka_offset) filter (
+                    where events._cdc_processed_at > scans.completed_at
+                )
+            ) as landing_batch,
             min(events._kafka_offset) as first_offset,
             min(events._kafka_offset) filter (
                 where events._cdc_processed_at > scans.completed_at
