@@ -14,6 +14,7 @@
         'sqlserver__bank1_testdb_dbo_order_lines',
         'sqlserver__bank1_testdb_dbo_orders',
         'sqlserver__bank1_testdb_dbo_payments',
+        'sqlserver__server1_testdb_dbo_accounts',
         'sqlserver__server1_testdb_dbo_customers',
         'sqlserver__server1_testdb_dbo_stock',
         'sqlserver__server1_testdb_dbo_tablea'

@@ -26,6 +26,7 @@ from typing import Any
 
 import property_histories as prop
 import pytest
+from change_feed import appended_rows, assert_feed_is_the_difference
 from e2e_harness import PROPERTY_EXAMPLES, PROPERTY_TABLES, STATE, THRIFT
 from project_paths import PROJECT, SAMPLE_LANDING
 from reference_model import (
@@ -241,23 +242,8 @@ def test_the_change_feed_is_the_difference_of_consecutive_states(
     index = RUNS.index(run)
     before = _reference_state(runs, RUNS[index - 1] if index else None)
     after = _reference_state(runs, run)
-    rows = runs[run][PROPERTY_TABLES["changes"]]["rows"]
-    earlier = runs[RUNS[index - 1]][PROPERTY_TABLES["changes"]]["rows"] if index else []
-    seen = {r["_cdc_invocation_id"] for r in earlier}
-    appended = [r for r in rows if r["_cdc_invocation_id"] not in seen]
-    by_key = {r["id"]: r for r in appended}
-    assert len(by_key) == len(appended)  # a key once per build
-    changes = {key: r["_cdc_change"] for key, r in by_key.items()}
-    assert {k for k, c in changes.items() if c == "insert"} == after.keys() - before.keys()
-    assert {k for k, c in changes.items() if c == "delete"} == before.keys() - after.keys()
-    updated = {k for k, c in changes.items() if c == "update"}
-    assert {k for k in before.keys() & after.keys() if before[k] != after[k]} <= updated
-    assert updated <= before.keys() & after.keys()
-    for key, row in by_key.items():
-        new = None if row["_cdc_change"] == "delete" else (row["label"], row["qty"])
-        old = (row["_cdc_previous_label"], row["_cdc_previous_qty"])
-        assert new == after.get(key), (key, row)
-        assert old == before.get(key, (None, None)), (key, row)
+    appended = appended_rows(runs, run, PROPERTY_TABLES["changes"])
+    changes = assert_feed_is_the_difference(appended, "id", ("label", "qty"), before, after)
     if run == "third":
         assert appended == []
     elif run == "first":  # the feed's first build lists every live key

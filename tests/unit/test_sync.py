@@ -360,6 +360,7 @@ WITHOUT_SCHEMA_BLOCKS = {
 CONNECTORS = {
     "bank.transaction": "debezium",
     "shop.notifications": "debezium",
+    "server1.testDB.dbo.accounts": "sqlserver",
     "shopdb.notifications": "debezium",
     "server1.notifications": "debezium",
     "proptx.transaction": "debezium",
@@ -522,6 +523,7 @@ def test_transaction_groups_are_the_connectors_keyed_topics_under_the_prefix(
     assert (bank.prefix, bank.connector, bank.match) == ("bank", "postgresql", "before_colon")
     assert groups["bankdb.transaction"].match == groups["bank1.transaction"].match == "id"
     assert groups["server1.transaction"].members == (
+        "server1.testDB.dbo.accounts",
         "server1.testDB.dbo.customers",
         "server1.testDB.dbo.stock",
         "server1.testDB.dbo.tablea",

@@ -78,8 +78,8 @@
    "raw_type": "string",
    "type": "string",
    "decoder": "none",
-   "optional": false,
-   "connect_type": "string, not null"
+   "optional": true,
+   "connect_type": "string"
   },
   {
    "name": "balance",
@@ -90,14 +90,19 @@
    "connect_type": "int64, not null"
   }
  ],
- "value_schema": "{\"fields\":[{\"field\":\"before\",\"fields\":[{\"field\":\"account_id\",\"optional\":false,\"type\":\"int32\"},{\"field\":\"owner\",\"optional\":false,\"type\":\"string\"},{\"field\":\"balance\",\"optional\":false,\"type\":\"int64\"}],\"name\":\"shopdb.shop.accounts.Value\",\"optional\":true,\"type\":\"struct\"},{\"field\":\"after\",\"fields\":[{\"field\":\"account_id\",\"optional\":false,\"type\":\"int32\"},{\"field\":\"owner\",\"optional\":false,\"type\":\"string\"},{\"field\":\"balance\",\"optional\":false,\"type\":\"int64\"}],\"name\":\"shopdb.shop.accounts.Value\",\"optional\":true,\"type\":\"struct\"},{\"field\":\"source\",\"fields\":[{\"field\":\"version\",\"optional\":false,\"type\":\"string\"},{\"field\":\"connector\",\"optional\":false,\"type\":\"string\"},{\"field\":\"name\",\"optional\":false,\"type\":\"string\"},{\"field\":\"ts_ms\",\"optional\":false,\"type\":\"int64\"},{\"field\":\"snapshot\",\"name\":\"io.debezium.data.Enum\",\"optional\":true,\"parameters\":{\"allowed\":\"true,last,false,incremental\"},\"type\":\"string\",\"version\":1},{\"field\":\"db\",\"optional\":false,\"type\":\"string\"},{\"field\":\"table\",\"optional\":true,\"type\":\"string\"},{\"field\":\"server_id\",\"optional\":false,\"type\":\"int64\"},{\"field\":\"gtid\",\"optional\":true,\"type\":\"string\"},{\"field\":\"file\",\"optional\":false,\"type\":\"string\"},{\"field\":\"pos\",\"optional\":false,\"type\":\"int64\"},{\"field\":\"row\",\"optional\":false,\"type\":\"int32\"},{\"field\":\"thread\",\"optional\":true,\"type\":\"int64\"}],\"name\":\"io.debezium.connector.mysql.Source\",\"optional\":false,\"type\":\"struct\"},{\"field\":\"op\",\"optional\":false,\"type\":\"string\"},{\"field\":\"ts_ms\",\"optional\":true,\"type\":\"int64\"}],\"name\":\"shopdb.shop.accounts.Envelope\",\"optional\":false,\"type\":\"struct\"}",
+ "value_schema": "{\"fields\":[{\"field\":\"before\",\"fields\":[{\"field\":\"account_id\",\"optional\":false,\"type\":\"int32\"},{\"field\":\"owner\",\"optional\":true,\"type\":\"string\"},{\"field\":\"balance\",\"optional\":false,\"type\":\"int64\"}],\"name\":\"shopdb.shop.accounts.Value\",\"optional\":true,\"type\":\"struct\"},{\"field\":\"after\",\"fields\":[{\"field\":\"account_id\",\"optional\":false,\"type\":\"int32\"},{\"field\":\"owner\",\"optional\":true,\"type\":\"string\"},{\"field\":\"balance\",\"optional\":false,\"type\":\"int64\"}],\"name\":\"shopdb.shop.accounts.Value\",\"optional\":true,\"type\":\"struct\"},{\"field\":\"source\",\"fields\":[{\"field\":\"version\",\"optional\":false,\"type\":\"string\"},{\"field\":\"connector\",\"optional\":false,\"type\":\"string\"},{\"field\":\"name\",\"optional\":false,\"type\":\"string\"},{\"field\":\"ts_ms\",\"optional\":false,\"type\":\"int64\"},{\"field\":\"snapshot\",\"name\":\"io.debezium.data.Enum\",\"optional\":true,\"parameters\":{\"allowed\":\"true,last,false,incremental\"},\"type\":\"string\",\"version\":1},{\"field\":\"db\",\"optional\":false,\"type\":\"string\"},{\"field\":\"table\",\"optional\":true,\"type\":\"string\"},{\"field\":\"server_id\",\"optional\":false,\"type\":\"int64\"},{\"field\":\"gtid\",\"optional\":true,\"type\":\"string\"},{\"field\":\"file\",\"optional\":false,\"type\":\"string\"},{\"field\":\"pos\",\"optional\":false,\"type\":\"int64\"},{\"field\":\"row\",\"optional\":false,\"type\":\"int32\"},{\"field\":\"thread\",\"optional\":true,\"type\":\"int64\"}],\"name\":\"io.debezium.connector.mysql.Source\",\"optional\":false,\"type\":\"struct\"},{\"field\":\"op\",\"optional\":false,\"type\":\"string\"},{\"field\":\"ts_ms\",\"optional\":true,\"type\":\"int64\"}],\"name\":\"shopdb.shop.accounts.Envelope\",\"optional\":false,\"type\":\"struct\"}",
  "key_schema": "{\"fields\":[{\"field\":\"account_id\",\"optional\":false,\"type\":\"int32\"}],\"name\":\"shopdb.shop.accounts.Key\",\"optional\":false,\"type\":\"struct\"}",
  "schema_fingerprints": [
-  "233fefb470527ddae841f8afbe8c0517"
+  "233fefb470527ddae841f8afbe8c0517",
+  "92a9baf2e104b0205ee081af0e558f3f"
  ],
  "decimal_format": "base64",
  "version_columns": {
   "233fefb470527ddae841f8afbe8c0517": {
+   "account_id": "int",
+   "balance": "bigint"
+  },
+  "92a9baf2e104b0205ee081af0e558f3f": {
    "account_id": "int",
    "balance": "bigint"
   }

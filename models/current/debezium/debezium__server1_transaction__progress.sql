@@ -14,6 +14,7 @@ final as (
     {{ cdc_transaction_progress(
         ref('stg_debezium__server1_transaction'),
         {
+            'server1.testDB.dbo.accounts': ref('stg_sqlserver__server1_testdb_dbo_accounts'),
             'server1.testDB.dbo.customers': ref('stg_sqlserver__server1_testdb_dbo_customers'),
             'server1.testDB.dbo.stock': ref('stg_sqlserver__server1_testdb_dbo_stock'),
             'server1.testDB.dbo.tablea': ref('stg_sqlserver__server1_testdb_dbo_tablea')
@@ -21,6 +22,7 @@ final as (
         'server1',
         'id',
         {
+            'server1.testDB.dbo.accounts': 'server1_testdb_dbo_accounts',
             'server1.testDB.dbo.customers': 'server1_testdb_dbo_customers',
             'server1.testDB.dbo.stock': 'server1_testdb_dbo_stock',
             'server1.testDB.dbo.tablea': 'server1_testdb_dbo_tablea'

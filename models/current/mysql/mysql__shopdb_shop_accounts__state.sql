@@ -6,6 +6,7 @@
 {{ config(
     unique_key=['account_id'],
     cdc_delete_markers=true,
+    cdc_ignore_null_updates=["owner"],
     cdc_snapshot_scans={'model': 'debezium__shopdb_notifications', 'table': 'shop.accounts'}
 ) }}
 -- depends_on: {{ ref('debezium__shopdb_notifications') }}
