@@ -16,62 +16,42 @@
 
 {% macro default__cdc_snapshot_scans(relation) -%}
     select
-        scans.aggregate_type,
-        scans.scanned_collection,
-        scans.scan_status,
-        scans.total_rows_scanned,
-        scans.started_at,
-        scans.completed_at,
-        scans.notification_id,
-        scans.connector_name,
-        scans._kafka_topic,
-        scans._kafka_partition,
-        scans._kafka_offset,
-        scans._landing_file,
-        scans._landing_line,
-        scans._landing_batch
-    from (
+        done.aggregate_type,
+        done.scanned_collection,
+        done.scan_status,
+        done.total_rows_scanned,
+        starts.started_at,
+        done.notified_at as completed_at,
+        done.notification_id,
+        done.connector_name,
+        done._kafka_topic,
+        done._kafka_partition,
+        done._kafka_offset,
+        done._landing_file,
+        done._landing_line,
+        {#- the newer of the completion's and its start's landing: the scan
+            is known once both landed -#}
+        greatest(done._landing_batch, starts._landing_batch) as _landing_batch
+    from {{ relation }} as done
+    left join (
         select
-            done.aggregate_type,
-            done.scanned_collection,
-            done.scan_status,
-            done.total_rows_scanned,
+            scan._landing_file,
+            scan._landing_line,
             max(started.notified_at) as started_at,
-            done.notified_at as completed_at,
-            done.notification_id,
-            done.connector_name,
-            done._kafka_topic,
-            done._kafka_partition,
-            done._kafka_offset,
-            done._landing_file,
-            done._landing_line,
-            {#- the newer of the completion's and its start's landing: the
-                scan is known once both landed -#}
-            greatest(done._landing_batch, max(started._landing_batch)) as _landing_batch
-        from {{ relation }} as done
-        left join {{ relation }} as started
+            max_by(started._landing_batch, started.notified_at) as _landing_batch
+        from {{ relation }} as scan
+        inner join {{ relation }} as started
             on
                 started.notification_type = 'STARTED'
-                and started.aggregate_type = done.aggregate_type
-                and started.notified_at <= done.notified_at
+                and started.aggregate_type = scan.aggregate_type
+                and started.notified_at <= scan.notified_at
                 and exists(
                     started.data_collections,
-                    collection -> lower(collection) = lower(done.scanned_collection)
+                    collection -> lower(collection) = lower(scan.scanned_collection)
                 )
-        where done.notification_type = 'TABLE_SCAN_COMPLETED'
-        group by
-            done.aggregate_type,
-            done.scanned_collection,
-            done.scan_status,
-            done.total_rows_scanned,
-            done.notified_at,
-            done.notification_id,
-            done.connector_name,
-            done._kafka_topic,
-            done._kafka_partition,
-            done._kafka_offset,
-            done._landing_file,
-            done._landing_line,
-            done._landing_batch
-    ) as scans
+        where scan.notification_type = 'TABLE_SCAN_COMPLETED'
+        group by scan._landing_file, scan._landing_line
+    ) as starts
+        on done._landing_file = starts._landing_file and done._landing_line = starts._landing_line
+    where done.notification_type = 'TABLE_SCAN_COMPLETED'
 {%- endmacro %}
