@@ -14,11 +14,15 @@ alone and a new account in the second; nothing new in the third.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from typing import Any
 
 import pytest
 from change_feed import RUNS, appended_rows, assert_feed_is_the_difference
-from e2e_harness import OPTION_FILES, OPTION_TABLES, first_run_offsets
+from e2e_harness import OPTION_FILES, OPTION_TABLES, OPTION_TOPICS, STATE, first_run_offsets
+from project_paths import PROJECT
 from reference_model import current_state, events, history, position
 
 pytestmark = pytest.mark.spark
@@ -124,3 +128,44 @@ def test_the_change_feed_is_the_difference_of_consecutive_states(
     )
     expected = {"first": {"insert"}, "second": {"insert", "update", "delete"}, "third": set()}
     assert set(changes.values()) == expected[run]
+
+
+def test_the_state_as_of_each_event_from_the_tracked_history(runs: dict[str, Any]) -> None:
+    """cdc_as_of on each connector's tracked history, at the position of
+    every landed event (one dbt query for all of them, after the third
+    build): the accounts live at that point and their balances (the
+    tracked column: exact) equal the reference's replay up to it."""
+    assert runs["third"]  # the shared runs are built: their warehouse is free
+    points = {
+        connector: sorted({position(e) for e in _landed(connector, "third")})
+        for connector in CONNECTORS
+    }
+    selects = [
+        f"select '{connector}' as connector, {index} as point, account_id, balance"
+        f" from ({{{{ cdc_as_of(ref('{OPTION_TOPICS[connector][1]}__history'),"
+        f" position={list(point)}) }}}})"
+        for connector, at in points.items()
+        for index, point in enumerate(at)
+    ]
+    shown = subprocess.run(
+        [sys.executable, "-m", "python_helpers", "dbt", "show", "--inline"]
+        + [" union all ".join(selects), "--limit", "-1", "--output", "json", "--quiet"],
+        cwd=PROJECT,
+        env=os.environ | {"CDC_STATE_DIR": str(STATE)},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    rows = json.loads(shown[shown.index("{") :])["show"]
+    for connector, at in points.items():
+        landed = _landed(connector, "third")
+        for index, point in enumerate(at):
+            upto = [e for e in landed if position(e) <= point]
+            state = current_state(upto, "account_id", ignore_null=IGNORE_NULL)
+            expected = {key: row["balance"] for key, row in state.items()}
+            actual = {
+                r["account_id"]: r["balance"]
+                for r in rows
+                if r["connector"] == connector and r["point"] == index
+            }
+            assert actual == expected, (connector, point)
