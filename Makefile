@@ -44,7 +44,7 @@ run: setup
 	$(PY) -m python_helpers run --show --freshness -- build
 
 ## make watch [INTERVAL=2]: keep running: land and build what arrives, one
-## line per cycle, tables served to other shells (README: Running all day)
+## line per cycle, tables served to other shells (docs/watch-and-maintenance.md)
 INTERVAL ?= 2
 watch: setup
 	$(PY) -m python_helpers run --watch --interval $(INTERVAL)

@@ -54,7 +54,7 @@
     current view. A run is reachable while the table keeps the snapshot
     that was current then: the pipeline's maintenance expires all but the
     newest `keep_snapshots` (20) once a table has more than `max_snapshots`
-    (100), and `maintain` keeps the newest 20 (README: Running all day).
+    (100), and `maintain` keeps the newest 20 (docs/watch-and-maintenance.md).
 -#}
 {% macro cdc_state_at_run(state, run_id) -%}
     {%- set metrics = source('cdc_ops', '_run_metrics') -%}

@@ -6,7 +6,7 @@
     date, timestamp_micros, ...), or says that a struct / array / map holds
     fields, items or values to decode, at any depth. Timestamps and dates
     equal to PostgreSQL's infinity sentinels become the bounds of Spark's
-    range (see _cdc_max_timestamp); the README's types table lists them all.
+    range (see _cdc_max_timestamp); docs/types.md lists them all.
 -#}
 {% macro cdc_decode_column(expr, column) %}
     {{- return(adapter.dispatch('cdc_decode_column', 'cdc')(expr, column)) -}}

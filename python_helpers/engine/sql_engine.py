@@ -119,7 +119,7 @@ def open_engine(project: Path, target: str | None = None) -> SqlEngine:
         if output["method"] != "thrift":
             raise ValueError(
                 "the CLI reaches a cluster through Thrift only (CDC_SPARK_METHOD=thrift):"
-                " land with your Kafka sink instead (README: Running on a cluster)"
+                " land with your Kafka sink instead (docs/cluster.md)"
             )
         retry = bool(output.get("retry_all"))
         return ThriftEngine(

@@ -1,7 +1,7 @@
 """The landing directory: which topic folders and files there are, and how
 each file is to be read.
 
-Contract (see README): one sub-folder per topic, each with ``*.jsonl`` files.
+Contract (docs/landing.md): one sub-folder per topic, each with ``*.jsonl`` files.
 A file is either
 
 * **kcat form**: every line is the JSON object ``kcat -C -J`` prints, with

@@ -1,8 +1,8 @@
 """``init DIR``: start a project for your own topics from this checkout.
 
 The new project gets the machinery (macros, profiles, dbt's generic and
-structure tests, the doc blocks, the CLI, the Makefile and the pinned
-requirements) and none of the samples (models, declarations, landings,
+structure tests, the doc blocks, the manual in ``docs/``, the CLI, the
+Makefile and the pinned requirements) and none of the samples (models, declarations, landings,
 their Python tests and benchmarks). Files that differ between the two say
 so with markers, so one file serves both: lines between ``#>> checkout``
 and ``#<<`` are left out, and a line starting ``#!project `` is written
@@ -21,6 +21,8 @@ COPIED = (
     ".sqlfluff",
     ".sqlfluffignore",
     "Makefile",
+    "assets",
+    "docs",
     "dbt_project.yml",
     "profiles",
     "macros",
@@ -48,8 +50,8 @@ tables on Spark, as a dbt project (started with `python -m python_helpers init`)
   `sync --check`, sqlfluff, ruff and mypy.
 - Each topic is declared once, in `topics/<topic>.yml` (written by `sync`;
   edit it there); the models `sync` scaffolds are yours to edit.
-- The manual: `MANUAL.md` (the README of the checkout this project was
-  started from; its sample topics are not here).
+- The manual: `docs/` (from the checkout this project was started from,
+  whose README names its pages; its sample topics are not here).
 """
 
 
@@ -97,7 +99,6 @@ def init_project(source: Path, target: Path) -> list[Path]:
             shutil.copy2(origin, destination)  # its time too: make's stamps stay valid
         written.append(destination)
     shutil.rmtree(target / SPEC_DIR, ignore_errors=True)
-    shutil.copy2(source / "README.md", target / "MANUAL.md")
     for folder in (LANDING, "topics"):
         (target / folder).mkdir()
         (target / folder / ".gitkeep").touch()

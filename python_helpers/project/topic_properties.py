@@ -222,7 +222,7 @@ def _row_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str, Any]
             " has landed whole, in every topic of the project it touched (its connector's"
             " transaction topic says what whole is). A key changed by a transaction that"
             " is not yet complete, or follows one that is not, shows its version before"
-            " that transaction; a key it created is not shown yet. README, Guarantees.",
+            " that transaction; a key it created is not shown yet. docs/guarantees.md.",
             "config": model_meta(spec, "consistent"),
             "columns": row_columns(spec, key_tests=True)
             + metadata_columns(metadata, None)
@@ -255,7 +255,7 @@ def _changes(spec: TopicSpec, names: ModelNames) -> dict[str, Any]:
         " values and its previous ones (`_cdc_previous_*`), appended run by run. A"
         " downstream incremental model reads the rows newer than the newest"
         " `_cdc_feed_snapshot_id` it has seen. Built from the state rows the run wrote and the"
-        " state table as of the snapshot the feed last read (README, Ordering and merging).",
+        " state table as of the snapshot the feed last read (docs/ordering-and-merging.md).",
         "config": model_meta(spec, "changes"),
         "data_tests": [
             {

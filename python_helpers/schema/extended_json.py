@@ -11,7 +11,7 @@ This module infers one type per field from every document seen and merges
 them into a tree (``DocType``) that ``sync`` stores in the generated macro;
 the dbt macros decode each field to its Spark type from that tree.
 
-Merge rules (documented in the README):
+Merge rules (documented in docs/connectors.md):
 
 * a field missing or ``null`` in a document takes the type of the others;
 * ``int`` and ``long`` widen to ``long``; ``int``/``long`` with ``double``

@@ -87,7 +87,7 @@ def check_columns(config: Declared, spec: TopicSpec) -> None:
             raise SpecError(
                 f"{config.origin}: {IGNORE_NULL_UPDATES}: not for MongoDB topics (a partial"
                 " update already keeps every field it does not name; one it sets to null is"
-                " null in the source too: README, Ordering and merging)"
+                " null in the source too: docs/ordering-and-merging.md)"
             )
         return
     columns = [f.name for f in row_schema(spec.value_schema).fields]

@@ -4,9 +4,10 @@ On the warehouse the shared end-to-end runs built, `make docs` generates
 the site and serves it on 127.0.0.1; headless Chromium (Debian's package,
 driven by Playwright, offline flags) opens it. Checked: every column of
 every model and source in the warehouse has a description (the generated
-catalog against the project's properties), the lineage graph of a
-current-state view shows its state table, staging and base models and raw
-source, and a model page shows its columns' descriptions. Screenshots are
+catalog against the project's properties), the overview page shows the
+flow picture, the lineage graph of a current-state view shows its state
+table, staging and base models and raw source, and a model page shows its
+columns' descriptions. Screenshots are
 kept in `.state/artifacts/`.
 """
 
@@ -162,6 +163,16 @@ def test_lineage_graph_and_column_descriptions_in_chromium(site: str) -> None:
         shown = set(page.evaluate(f"{VISIBLE}.map(n => n.id())"))
         page.screenshot(path=str(ARTIFACTS / "docs-lineage.png"))
         assert shown == LINEAGE
+
+        # the overview page shows the flow picture (assets/flow.svg)
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(f"{site}/#!/overview")
+        flow = (
+            "[...document.images]"
+            ".some(i => i.src.endsWith('assets/flow.svg') && i.naturalWidth > 0)"
+        )
+        page.wait_for_function(flow)
+        page.screenshot(path=str(ARTIFACTS / "docs-overview.png"))
 
         page = browser.new_page(viewport={"width": 1400, "height": 900})
         page.goto(f"{site}/#!/model/model.cdc.{MODEL}")

@@ -19,6 +19,8 @@ def test_init_writes_the_machinery_without_the_samples(tmp_path: Path) -> None:
     assert (target / "macros" / "envelope").is_dir() and (target / "python_helpers").is_dir()
     assert (target / "tests" / "dbt" / "generic").is_dir()
     assert (target / "models" / "docs" / "_cdc_columns.md").exists()
+    assert (target / "docs" / "guarantees.md").exists()  # the manual
+    assert "`docs/`" in (target / "README.md").read_text()
     assert not list((target / "models").rglob("*.sql"))  # no sample model
     assert not list((target / "topics").glob("*.yml")) and not (target / SPEC_DIR).exists()
     assert not (target / "sample_landing").exists() and (target / "landing").is_dir()

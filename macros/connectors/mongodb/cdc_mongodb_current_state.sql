@@ -22,7 +22,7 @@
     re-applied.
 
     Columns: `_id`, one typed column per top-level field `sync` has seen
-    (docs: README "Supported sources"), `_document` (the whole document,
+    (docs/connectors.md), `_document` (the whole document,
     compact extended JSON), `_cdc_replay_issue`, then the metadata of the
     newest event.
 -#}
