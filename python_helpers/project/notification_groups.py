@@ -9,8 +9,11 @@ after the connector's topic prefix. A notification topic speaks for the
 prefix its declaration names (``notifications_for: <prefix>`` in
 topics/<topic>.yml), else for its own name up to its last dot
 (``shop.notifications`` -> ``shop``). Its members are the keyed row topics
-of the project named ``<prefix>.<data_collection>``; their merged models
-read its snapshot scans (cdc_snapshot_deletes.sql).
+of the project named ``<prefix>.<data_collection>`` that declare
+``snapshot_deletes: true``; their merged models read its snapshot scans
+(cdc_snapshot_deletes.sql) and depend on them (a notification landing
+rebuilds them). The other topics of the prefix take no dependency: their
+lineage stays their own.
 """
 
 from __future__ import annotations
@@ -37,9 +40,10 @@ def notification_prefix(topic: str, declared: dict[str, Any]) -> str:
     return str(given) if given else topic.rpartition(".")[0] or topic
 
 
-def _member(spec: TopicSpec) -> bool:
+def _member(spec: TopicSpec, declared: dict[str, Any]) -> bool:
     return (
-        spec.kind == CHANGES
+        declared.get("snapshot_deletes") is True
+        and spec.kind == CHANGES
         and bool(spec.primary_key)
         and connectors.unsupported(spec.connector) is None
         and not connectors.stages_documents(spec.connector)
@@ -59,7 +63,7 @@ def scan_sources(
     found: dict[str, ScanSource] = {}
     for topic, spec in sorted(specs.items()):
         matching = [p for p in prefixes if topic.startswith(p + ".")]
-        if not matching or not _member(spec):
+        if not matching or not _member(spec, settings.get(topic, {})):
             continue
         prefix = max(matching, key=len)
         found[topic] = ScanSource(prefixes[prefix], topic.removeprefix(prefix + "."))

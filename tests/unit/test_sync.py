@@ -537,7 +537,8 @@ def test_notification_topics_report_the_scans_of_their_prefix_topics(
     """A notification topic is recognised by its fields (id, aggregate_type,
     type) and read with the built-in schema; `shop.notifications` speaks for
     the keyed row topics named `shop.<data collection>` (the data
-    collection: what follows the prefix), `notifications_for` in its
+    collection: what follows the prefix) that declare snapshot_deletes,
+    `notifications_for` in its
     declaration names another prefix, and a prefix that is not a topic
     prefix leaves the topic without members. The state and history models
     of a member read its snapshot-scans model (a config and a dbt
@@ -552,14 +553,17 @@ def test_notification_topics_report_the_scans_of_their_prefix_topics(
     notice = {"id": "x", "aggregate_type": "Incremental Snapshot", "type": "STARTED"}
     assert kind_of(notice) == NOTIFICATIONS and kind_of(notice | {"before": None}) != NOTIFICATIONS
     assert "`additional_data`: map<string, string>" in raw_type(metadata_schema(NOTIFICATIONS, []))
-    sources = scan_sources(specs, {})
+    declared = {topic: {"snapshot_deletes": True} for topic in specs}
+    declared["shop.public.orders"] = {}
+    sources = scan_sources(specs, declared)
     assert sources["shop.public.stock"].notification_topic == "shop.notifications"
+    assert "shop.public.orders" not in sources  # it does not declare snapshot_deletes
     assert sources["shop.public.stock"].data_collection == "public.stock"
     assert sources["server1.testDB.dbo.stock"].data_collection == "testDB.dbo.stock"
     assert sources["shopdb.shop.stock"].notification_topic == "shopdb.notifications"
     assert "bank.public.orders" not in sources and "server1.notifications" not in sources
     assert notification_prefix("cdc-notices", {"notifications_for": "bank"}) == "bank"
-    moved = scan_sources(specs, {"shop.notifications": {"notifications_for": "bank"}})
+    moved = scan_sources(specs, declared | {"shop.notifications": {"notifications_for": "bank"}})
     assert moved["bank.public.orders"].data_collection == "public.orders"
     assert "shop.public.stock" not in moved
     state = project / "models/current/postgres/postgres__shop_public_stock__state.sql"

@@ -6,10 +6,8 @@
 {{ config(
     unique_key=['account_id'],
     cdc_delete_markers=true,
-    cdc_ignore_null_updates=["owner"],
-    cdc_snapshot_scans={'model': 'debezium__shopdb_notifications', 'table': 'shop.accounts'}
+    cdc_ignore_null_updates=["owner"]
 ) }}
--- depends_on: {{ ref('debezium__shopdb_notifications') }}
 
 with
 

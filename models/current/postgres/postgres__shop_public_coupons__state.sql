@@ -5,10 +5,8 @@
 {#- (`_cdc_op = 'd'`): analysts read the view `postgres__shop_public_coupons`. -#}
 {{ config(
     unique_key=['coupon_id'],
-    cdc_delete_markers=true,
-    cdc_snapshot_scans={'model': 'debezium__shop_notifications', 'table': 'public.coupons'}
+    cdc_delete_markers=true
 ) }}
--- depends_on: {{ ref('debezium__shop_notifications') }}
 
 with
 

@@ -5,10 +5,8 @@
 {#- (`_cdc_op = 'd'`): analysts read the view `postgres__shop_public_orders`. -#}
 {{ config(
     unique_key=['order_id'],
-    cdc_delete_markers=true,
-    cdc_snapshot_scans={'model': 'debezium__shop_notifications', 'table': 'public.orders'}
+    cdc_delete_markers=true
 ) }}
--- depends_on: {{ ref('debezium__shop_notifications') }}
 
 with
 

@@ -5,10 +5,8 @@
 {#- of `server1.transaction` -#}
 {#- up to it has landed whole. -#}
 {{ config(
-    materialized='view',
-    cdc_snapshot_scans={'model': 'debezium__server1_notifications', 'table': 'testDB.dbo.accounts'}
+    materialized='view'
 ) }}
--- depends_on: {{ ref('debezium__server1_notifications') }}
 
 with
 

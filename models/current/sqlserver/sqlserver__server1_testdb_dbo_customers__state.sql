@@ -5,10 +5,8 @@
 {#- (`_cdc_op = 'd'`): analysts read the view `sqlserver__server1_testdb_dbo_customers`. -#}
 {{ config(
     unique_key=['id'],
-    cdc_delete_markers=true,
-    cdc_snapshot_scans={'model': 'debezium__server1_notifications', 'table': 'testDB.dbo.customers'}
+    cdc_delete_markers=true
 ) }}
--- depends_on: {{ ref('debezium__server1_notifications') }}
 
 with
 

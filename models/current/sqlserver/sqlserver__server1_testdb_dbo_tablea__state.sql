@@ -5,10 +5,8 @@
 {#- (`_cdc_op = 'd'`): analysts read the view `sqlserver__server1_testdb_dbo_tablea`. -#}
 {{ config(
     unique_key=['pk'],
-    cdc_delete_markers=true,
-    cdc_snapshot_scans={'model': 'debezium__server1_notifications', 'table': 'testDB.dbo.tablea'}
+    cdc_delete_markers=true
 ) }}
--- depends_on: {{ ref('debezium__server1_notifications') }}
 
 with
 

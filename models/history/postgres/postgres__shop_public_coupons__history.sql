@@ -3,10 +3,8 @@
 {#- `shop.public.coupons` (SCD type 2): -#}
 {#- one row per version of each coupon_id. -#}
 {{ config(
-    unique_key=['coupon_id', 'valid_from_position'],
-    cdc_snapshot_scans={'model': 'debezium__shop_notifications', 'table': 'public.coupons'}
+    unique_key=['coupon_id', 'valid_from_position']
 ) }}
--- depends_on: {{ ref('debezium__shop_notifications') }}
 
 with
 

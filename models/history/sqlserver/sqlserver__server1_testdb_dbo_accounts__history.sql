@@ -5,10 +5,8 @@
 {{ config(
     unique_key=['account_id', 'valid_from_position'],
     cdc_ignore_null_updates=["owner"],
-    cdc_history_columns={"track": ["balance"]},
-    cdc_snapshot_scans={'model': 'debezium__server1_notifications', 'table': 'testDB.dbo.accounts'}
+    cdc_history_columns={"track": ["balance"]}
 ) }}
--- depends_on: {{ ref('debezium__server1_notifications') }}
 
 with
 

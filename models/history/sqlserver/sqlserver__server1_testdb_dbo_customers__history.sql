@@ -3,10 +3,8 @@
 {#- `server1.testDB.dbo.customers` (SCD type 2): -#}
 {#- one row per version of each id. -#}
 {{ config(
-    unique_key=['id', 'valid_from_position'],
-    cdc_snapshot_scans={'model': 'debezium__server1_notifications', 'table': 'testDB.dbo.customers'}
+    unique_key=['id', 'valid_from_position']
 ) }}
--- depends_on: {{ ref('debezium__server1_notifications') }}
 
 with
 
