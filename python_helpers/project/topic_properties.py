@@ -130,9 +130,45 @@ def model_entries(spec: TopicSpec, names: ModelNames, layers: list[str]) -> list
         every = _row_entries(spec, names)
     # copies: an entry shares no object with another (PyYAML would write
     # anchors and aliases for shared column lists)
-    entries = copy.deepcopy([every[layer] for layer in layers if layer in every])
+    present = [layer for layer in layers if layer in every]
+    entries = copy.deepcopy([every[layer] for layer in present])
+    for layer, entry in zip(present, entries, strict=True):
+        block = guarantee_block(spec, layer)
+        if block:
+            entry["description"] += f'\n\n{{{{ doc("{block}") }}}}'
     add_source_columns(entries, spec)
     return entries
+
+
+# the doc block (models/docs/_cdc_guarantees.md) stating what a layer's
+# model guarantees, appended to its description: the docs site shows it
+ROW_GUARANTEES = {
+    "base": "cdc_guarantee_accounting",
+    "staging": "cdc_guarantee_accounting",
+    "quarantine": "cdc_guarantee_accounting",
+    "heartbeats": "cdc_guarantee_accounting",
+    "state": "cdc_guarantee_state",
+    "current": "cdc_guarantee_current",
+    "history": "cdc_guarantee_history",
+    "changes": "cdc_guarantee_changes",
+    "consistent": "cdc_guarantee_consistent",
+}
+DOCUMENT_GUARANTEES = ROW_GUARANTEES | {"current": "cdc_guarantee_document"}
+METADATA_GUARANTEES = {
+    "base": "cdc_guarantee_metadata",
+    "staging": "cdc_guarantee_metadata",
+    "quarantine": "cdc_guarantee_metadata",
+    "progress": "cdc_guarantee_consistent",
+}
+
+
+def guarantee_block(spec: TopicSpec, layer: str) -> str | None:
+    """The doc block of what the topic's model of ``layer`` guarantees."""
+    if spec.kind != CHANGES:
+        return METADATA_GUARANTEES.get(layer)
+    if connectors.stages_documents(spec.connector):
+        return DOCUMENT_GUARANTEES.get(layer)
+    return ROW_GUARANTEES.get(layer)
 
 
 def _accounts_test(names: ModelNames, heartbeats: bool) -> dict[str, Any]:

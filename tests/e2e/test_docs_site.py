@@ -7,7 +7,7 @@ every model and source in the warehouse has a description (the generated
 catalog against the project's properties), the overview page shows the
 flow picture, the lineage graph of a current-state view shows its state
 table, staging and base models and raw source, and a model page shows its
-columns' descriptions. Screenshots are
+columns' descriptions and what its layer guarantees. Screenshots are
 kept in `.state/artifacts/`.
 """
 
@@ -183,6 +183,9 @@ def test_lineage_graph_and_column_descriptions_in_chromium(site: str) -> None:
         browser.close()
     for name, column in columns.items():
         assert _plain(column["description"])[:60] in text, name
+    # the model's description ends in its layer's guarantee (a doc block,
+    # rendered as markdown: the bold lead shows as plain text)
+    assert "Guaranteed — source order, not arrival order." in text
 
 
 def _signature(macro: dict[str, Any]) -> list[str]:
