@@ -152,6 +152,18 @@
                         null, changes._cdc_position)
                 ) as `_cdc_known_{{ name }}`
                 {%- endfor %}
+            {%- if snapshots %}
+            {#- the batch's events and the deletes its complete snapshots make -#}
+            {%- set sent_and_made %}
+                select * from {{ relation }} as batch
+                where {{ cdc_new_batches_filter('batch._landing_batch', watermark) }}
+                {%- for snapshot in snapshots %}
+                union all
+                {{ cdc_vanished_key_deletes(relation, stored if snapshot.is_new else none,
+                    columns, keys, snapshot, watermark, truncated_at) }}
+                {%- endfor %}
+            {%- endset %}
+            {%- endif %}
             {%- if snapshots | length > 1 %}
             {#- two snapshots completing in one run: a key the earlier one
                 deleted is deleted once, by it (no event of the key between
@@ -165,26 +177,13 @@
                             partition by {{ _cdc_key_list('sent_or_made', keys) }}
                             order by sent_or_made._cdc_position
                         ) as _cdc_previous_op
-                    from (
-                        select * from {{ relation }} as batch
-                        where {{ cdc_new_batches_filter('batch._landing_batch', watermark) }}
-                        {%- for snapshot in snapshots %}
-                        union all
-                        {{ cdc_vanished_key_deletes(relation, stored if snapshot.is_new else none,
-                            columns, keys, snapshot, watermark, truncated_at) }}
-                        {%- endfor %}
+                    from ({{ sent_and_made }}
                     ) as sent_or_made
                 ) as sent
                 where not (sent._cdc_source_snapshot <=> 'vanished' and sent._cdc_previous_op <=> 'd')
             ) as changes
             {%- elif snapshots %}
-            from (
-                select * from {{ relation }}
-                {%- for snapshot in snapshots %}
-                union all
-                {{ cdc_vanished_key_deletes(relation, stored if snapshot.is_new else none,
-                    columns, keys, snapshot, watermark, truncated_at) }}
-                {%- endfor %}
+            from ({{ sent_and_made }}
             ) as changes
             {%- else %}
             from {{ relation }} as changes

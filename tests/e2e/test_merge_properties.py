@@ -18,17 +18,14 @@ totals from the feed alone. `make soak` runs thousands.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from decimal import Decimal
 from typing import Any
 
 import property_histories as prop
 import pytest
 from change_feed import appended_rows, assert_feed_is_the_difference
-from e2e_harness import PROPERTY_EXAMPLES, PROPERTY_TABLES, STATE, THRIFT
-from project_paths import PROJECT, SAMPLE_LANDING
+from e2e_harness import PROPERTY_EXAMPLES, PROPERTY_TABLES, THRIFT, dbt_show
+from project_paths import SAMPLE_LANDING
 from reference_model import (
     complete_snapshots,
     current_state,
@@ -362,16 +359,7 @@ def test_a_state_table_reads_as_an_earlier_run_left_it(runs: dict[str, Any]) -> 
     (run_id,) = {row["run_id"] for row in runs["first"]["cdc_landing._run_metrics"]["rows"]}
     state = "ref('postgres__proptest_public_items__state')"
     query = f"select id, label, qty from ({{{{ cdc_state_at_run({state}, {run_id}) }}}})"
-    shown = subprocess.run(
-        [sys.executable, "-m", "python_helpers", "dbt", "show", "--inline", query]
-        + ["--limit", "-1", "--output", "json", "--quiet"],
-        cwd=PROJECT,
-        env=os.environ | {"CDC_STATE_DIR": str(STATE)},
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    rows = json.loads(shown[shown.index("{") :])["show"]
+    rows = dbt_show(query)
     then = {
         r["id"]: (r["label"], r["qty"]) for r in runs["first"][PROPERTY_TABLES["current"]]["rows"]
     }

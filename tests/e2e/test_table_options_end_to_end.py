@@ -14,9 +14,6 @@ alone and a new account in the second; nothing new in the third.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from typing import Any
 
 import pytest
@@ -25,11 +22,10 @@ from e2e_harness import (
     OPTION_FILES,
     OPTION_TABLES,
     OPTION_TOPICS,
-    STATE,
     THRIFT,
+    dbt_show,
     first_run_offsets,
 )
-from project_paths import PROJECT
 from reference_model import current_state, events, history, position
 
 pytestmark = pytest.mark.spark
@@ -155,16 +151,7 @@ def test_the_state_as_of_each_event_from_the_tracked_history(runs: dict[str, Any
         for connector, at in points.items()
         for index, point in enumerate(at)
     ]
-    shown = subprocess.run(
-        [sys.executable, "-m", "python_helpers", "dbt", "show", "--inline"]
-        + [" union all ".join(selects), "--limit", "-1", "--output", "json", "--quiet"],
-        cwd=PROJECT,
-        env=os.environ | {"CDC_STATE_DIR": str(STATE)},
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    rows = json.loads(shown[shown.index("{") :])["show"]
+    rows = dbt_show(" union all ".join(selects))
     for connector, at in points.items():
         landed = _landed(connector, "third")
         for index, point in enumerate(at):

@@ -26,6 +26,7 @@ from typing import Any
 
 import property_histories as prop
 import property_transactions as proptx
+from fixtures.write_samples import STOCK_NOTIFICATIONS as STOCK_NOTIFICATION_PREFIXES
 from project_paths import EXPECTED, ORDERS_TOPIC, PRODUCTS_TOPIC, PROJECT, SAMPLE_LANDING
 
 from python_helpers import connectors
@@ -172,7 +173,7 @@ STOCK_TABLES = {
 # each stock connector's notification topic (the incremental snapshots'
 # table scans): its file, its snapshot-scans model, the table's data
 # collection
-STOCK_PREFIXES = {"postgresql": "shop", "mysql": "shopdb", "sqlserver": "server1"}
+STOCK_PREFIXES = STOCK_NOTIFICATION_PREFIXES
 STOCK_NOTIFICATIONS = {
     connector: SAMPLE_LANDING / f"{prefix}.notifications" / "stock-notifications-kcat.jsonl"
     for connector, prefix in STOCK_PREFIXES.items()
@@ -380,6 +381,16 @@ def _run(*args: str) -> str:
 
 def _helpers(*args: str) -> str:
     return _run(sys.executable, "-m", "python_helpers", *args)
+
+
+def dbt_show(query: str) -> list[dict[str, Any]]:
+    """The rows of ``query`` (a select, Jinja allowed) on the shared runs'
+    warehouse, every row: `dbt show --inline`."""
+    shown = _helpers(
+        "dbt", "show", "--inline", query, "--limit", "-1", "--output", "json", "--quiet"
+    )
+    rows: list[dict[str, Any]] = json.loads(shown[shown.index("{") :])["show"]
+    return rows
 
 
 def killed_run(when: str, *args: str) -> list[str]:
