@@ -2,7 +2,9 @@
 CDC_PROPERTY_EXAMPLES (default 200) random histories — inserts, updates,
 deletes, key changes, truncates, re-snapshots (incomplete ones, and
 complete ones after a downtime that lack the keys deleted meanwhile: the
-topic declares snapshot_deletes), TOAST placeholders — over a
+topic declares snapshot_deletes), incremental snapshots reported on the
+connector's notification topic (landed split over the two landings too),
+TOAST placeholders — over a
 few keys each, delivered re-sent, spread over three partitions and split at
 random over two landings (property_histories.py). All of them share one topic, so the
 shared end-to-end run builds them in the same two dbt invocations; after
@@ -30,6 +32,8 @@ from reference_model import (
     complete_snapshots,
     current_state,
     history,
+    incremental_scans,
+    notification_payloads,
     position,
     vanished_key_deletes,
 )
@@ -45,6 +49,19 @@ SAMPLE = SAMPLE_LANDING / prop.TOPIC / prop.SAMPLE_FILE
 
 def _landed(runs: dict[str, Any], run: str) -> list[dict[str, Any]]:
     return prop.landed_events(runs["property_records"][run])
+
+
+def _scans(runs: dict[str, Any], run: str) -> dict[str, Any]:
+    """The reference's arguments for the incremental snapshots: the
+    notifications landed by ``run`` and the topic's data collection."""
+    notices = notification_payloads(runs["property_notices"][run])
+    return {"notices": notices, "table": prop.DATA_COLLECTION}
+
+
+def _vanished(runs: dict[str, Any], run: str) -> list[dict[str, Any]]:
+    """The deletes the complete snapshots and incremental scans landed by
+    ``run`` make (reference model)."""
+    return vanished_key_deletes(_landed(runs, run), "id", **_scans(runs, run))
 
 
 def _history_of(key: int) -> int:
@@ -70,23 +87,33 @@ def test_enough_random_histories_were_generated(runs: dict[str, Any]) -> None:
     assert bad == set(prop.BAD_KINDS)  # every kind of bad record is mixed in
     records = prop.good_records(runs["property_records"]["second"])
     histories = {_history_of(json.loads(r["key"])["payload"]["id"]) for r in records if r["key"]}
-    # a history may emit nothing (all its steps on absent keys): 164 of 200
-    # emit events in the default draw, 164 with seed 1, 2,601 of 3,000 in
-    # `make soak`'s (drawn in a fresh interpreter: the same in every process)
+    # a history may emit nothing (all its steps on absent keys): 172 of the
+    # 200 generated emit events in the default draw, 176 with seed 1, 2,533
+    # of 3,000 in `make soak`'s (drawn in a fresh interpreter: the same in every process)
     assert len(histories) >= PROPERTY_EXAMPLES * 0.8
     ops = {json.loads(r["payload"])["payload"]["op"] for r in records}
     assert ops == {"c", "u", "d", "r", "t"}
-    # complete re-snapshots lacking keys: 75 deletes of vanished keys in the
-    # default draw (51 with seed 1, 1,274 in `make soak`'s); 22 of its 39
+    # complete re-snapshots lacking keys: 115 deletes of vanished keys in the
+    # default draw (126 with seed 1, 1,301 in `make soak`'s); 21 of its 34
     # complete snapshots complete only in the second landing (their reads
     # split over both)
     first, second = _landed(runs, "first"), _landed(runs, "second")
     assert len(vanished_key_deletes(second, "id")) >= PROPERTY_EXAMPLES / 10
     assert set(complete_snapshots(second)) - set(complete_snapshots(first))
+    # incremental snapshots: 74 table scans in the default draw (59 of an
+    # empty table), 52 complete by the second landing (their reads, and an
+    # event after their end in every partition with no gap, landed), 46
+    # only then; 19 deletes of vanished keys that only they make (seed 1:
+    # 58 scans, 54 complete, 34 deletes; `make soak`: 902, 699, 449)
+    scans = incremental_scans(second, **_scans(runs, "second"))
+    drawn = [n for n in _scans(runs, "second")["notices"] if n["type"] == "TABLE_SCAN_COMPLETED"]
+    assert len(scans) >= 2 and len(drawn) > len(scans)
+    assert set(scans) - set(incremental_scans(first, **_scans(runs, "first")))
+    assert len(_vanished(runs, "second")) > len(vanished_key_deletes(second, "id"))
     payloads = [r["payload"] for r in records]
     assert len(set(payloads)) < len(payloads)  # some events were re-sent
-    # TOAST placeholders: 31 payloads in the default draw, 36 with seed 1,
-    # 703 in `make soak`'s 3,000 histories
+    # TOAST placeholders: 37 payloads in the default draw, 17 with seed 1,
+    # 691 in `make soak`'s 3,000 histories
     assert sum(prop.UNAVAILABLE in p for p in payloads) >= PROPERTY_EXAMPLES / 20
     # partial updates (ignore_null_updates: [qty]): updates with a null qty
     # that keep the previous one, and creates whose null qty is written
@@ -99,7 +126,11 @@ def test_current_state_equals_the_reference_model(runs: dict[str, Any], run: str
     expected = {
         key: (row["label"], row["qty"])
         for key, row in current_state(
-            _landed(runs, run), "id", snapshot_deletes=True, ignore_null=prop.IGNORE_NULL
+            _landed(runs, run),
+            "id",
+            snapshot_deletes=True,
+            ignore_null=prop.IGNORE_NULL,
+            **_scans(runs, run),
         ).items()
     }
     rows = runs[run][PROPERTY_TABLES["current"]]["rows"]
@@ -122,14 +153,17 @@ def _last_ops(events: list[dict[str, Any]]) -> dict[int, str]:
     return last_op
 
 
-def _lacked_by_snapshots(landed: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A delete, at each complete snapshot's start, of every key with an
-    older event that the snapshot did not read, live or not: the most a
-    merge may mark (a run that merged the snapshot before a truncate older
-    than it landed saw the key live)."""
+def _lacked_by_snapshots(
+    landed: list[dict[str, Any]], scans: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """A delete, at each complete snapshot's (or incremental scan's) start,
+    of every key with an older event that it did not read, live or not: the
+    most a merge may mark (a run that merged the snapshot before a truncate
+    older than it landed saw the key live)."""
     deletes = []
-    for start, reads in complete_snapshots(landed).items():
-        read = {row["id"] for row in reads}
+    complete = complete_snapshots(landed) | incremental_scans(landed, **scans)
+    for start, reads in complete.items():
+        read = {row["id"] for row in reads if row}
         older = {
             (e["before"] if e["op"] == "d" else e["after"])["id"]
             for e in landed
@@ -151,13 +185,10 @@ def test_deleted_keys_keep_exactly_one_marker(runs: dict[str, Any], run: str) ->
     older than the snapshot that lands after it was merged finds the
     snapshot's marker newer than itself); a live key has none."""
     landed = _landed(runs, run)
-    must = {
-        k for k, op in _last_ops(landed + vanished_key_deletes(landed, "id")).items() if op == "d"
-    }
-    may = must | {
-        k for k, op in _last_ops(landed + _lacked_by_snapshots(landed)).items() if op == "d"
-    }
-    live = set(current_state(landed, "id", snapshot_deletes=True))
+    must = {k for k, op in _last_ops(landed + _vanished(runs, run)).items() if op == "d"}
+    lacked = _lacked_by_snapshots(landed, _scans(runs, run))
+    may = must | {k for k, op in _last_ops(landed + lacked).items() if op == "d"}
+    live = set(current_state(landed, "id", snapshot_deletes=True, **_scans(runs, run)))
     state = runs[run][PROPERTY_TABLES["state"]]["rows"]
     marked = {r["id"] for r in state if r["_cdc_op"] == "d"}
     assert must <= marked, sorted(must - marked)[:5]
@@ -183,8 +214,7 @@ def _assert_history(
     def comparable(row: dict[str, Any]) -> str:
         return json.dumps([row[c] for c in HISTORY_COLUMNS], default=str)
 
-    landed = _landed(runs, run)
-    changes = landed + vanished_key_deletes(landed, "id")
+    changes = _landed(runs, run) + _vanished(runs, run)
     versions = history(changes, "id", ignore_null=prop.IGNORE_NULL, track=track)
     expected = sorted(map(comparable, versions))
     actual = sorted(map(comparable, runs[run][PROPERTY_TABLES[table]]["rows"]))
@@ -221,7 +251,11 @@ def _reference_state(runs: dict[str, Any], run: str | None) -> dict[int, tuple[A
     if run is None:
         return {}
     state = current_state(
-        _landed(runs, run), "id", snapshot_deletes=True, ignore_null=prop.IGNORE_NULL
+        _landed(runs, run),
+        "id",
+        snapshot_deletes=True,
+        ignore_null=prop.IGNORE_NULL,
+        **_scans(runs, run),
     )
     return {key: (row["label"], row["qty"]) for key, row in state.items()}
 
@@ -337,14 +371,14 @@ def test_the_state_as_of_a_point_equals_the_replay_up_to_it(runs: dict[str, Any]
     assert len(points) == len(AS_OF_SHARES)
     rows = runs[run][PROPERTY_TABLES["as_of"]]["rows"]
     assert {row["as_of_lsn"] for row in rows} <= set(points)
-    landed = _landed(runs, run)
+    # the deletes complete snapshots made (an incremental scan is known
+    # complete only by events after it), then the replay up to each point
+    changes = _landed(runs, run) + _vanished(runs, run)
     for point in points:
-        upto = [event for event in landed if position(event)[0] <= point]
+        upto = [event for event in changes if position(event)[0] <= point]
         expected = {
             key: (row["label"], row["qty"])
-            for key, row in current_state(
-                upto, "id", snapshot_deletes=True, ignore_null=prop.IGNORE_NULL
-            ).items()
+            for key, row in current_state(upto, "id", ignore_null=prop.IGNORE_NULL).items()
         }
         actual = {r["id"]: (r["label"], r["qty"]) for r in rows if r["as_of_lsn"] == point}
         assert actual == expected, _diff_report(expected, actual)

@@ -590,7 +590,7 @@ def _full_landing(
     of the property-test topics."""
     landing = root / "full"
     landing.mkdir()
-    generated = {prop.TOPIC, *transactions[0]}
+    generated = {prop.TOPIC, prop.NOTIFICATIONS_TOPIC, *transactions[0]}
     for topic in sorted(p for p in SAMPLE_LANDING.iterdir() if p.is_dir()):
         if topic.name in generated:
             shutil.copytree(topic, landing / topic.name)
@@ -598,6 +598,9 @@ def _full_landing(
             (landing / topic.name).symlink_to(topic.resolve(), target_is_directory=True)
     prop.write_records(landing / prop.TOPIC / "generated-first-kcat.jsonl", delivery.first)
     prop.write_records(landing / prop.TOPIC / "generated-rest-kcat.jsonl", delivery.rest)
+    notices = landing / prop.NOTIFICATIONS_TOPIC
+    prop.write_records(notices / "generated-first-kcat.jsonl", delivery.notices_first)
+    prop.write_records(notices / "generated-rest-kcat.jsonl", delivery.notices_rest)
     _write_lines(landing, "generated-first-kcat.jsonl", transactions[0])
     _write_lines(landing, "generated-rest-kcat.jsonl", transactions[1])
     return landing
@@ -675,6 +678,9 @@ def build_runs(scratch: Path, delivery: prop.Delivery) -> dict[str, Any]:
 def _build_runs(scratch: Path, delivery: prop.Delivery) -> dict[str, Any]:
     partial = _partial_landing(scratch)
     prop.write_records(partial / prop.TOPIC / "generated-first-kcat.jsonl", delivery.first)
+    prop.write_records(
+        partial / prop.NOTIFICATIONS_TOPIC / "generated-first-kcat.jsonl", delivery.notices_first
+    )
     transactions = property_transactions(PROPTX_HISTORIES, PROPERTY_SEED)
     _write_lines(partial, "generated-first-kcat.jsonl", transactions[0])
     first, _ = _run_and_export(partial, scratch, "build", *FULL_TESTS)
@@ -707,6 +713,14 @@ def _build_runs(scratch: Path, delivery: prop.Delivery) -> dict[str, Any]:
         "second": first_landed + [r | {"_batch": 2} for r in sample + delivery.rest],
     }
     landed["third"] = landed["second"]
+    sample_notices = json_lines(
+        SAMPLE_LANDING / prop.NOTIFICATIONS_TOPIC / prop.SAMPLE_NOTIFICATIONS_FILE
+    )
+    notices = {
+        "first": delivery.notices_first,
+        "second": delivery.notices_first + sample_notices + delivery.notices_rest,
+    }
+    notices["third"] = notices["second"]
     samples = {
         topic: (SAMPLE_LANDING / topic / proptx.SAMPLE_FILE).read_text(encoding="utf-8")
         for topic in transactions[0]
@@ -721,6 +735,7 @@ def _build_runs(scratch: Path, delivery: prop.Delivery) -> dict[str, Any]:
         "second": second,
         "third": third,
         "property_records": landed,
+        "property_notices": notices,
         "transaction_lines": transaction_lines,
         "crashes": crashes,
         "shown": shown,

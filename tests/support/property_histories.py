@@ -4,7 +4,9 @@ Hypothesis draws each history as a list of steps over a few keys: inserts,
 updates, TOAST updates (``label`` unchanged, sent as Debezium's
 unavailable-value placeholder), partial updates (``qty`` unchanged, sent as
 null: the topic declares ``ignore_null_updates: [qty]``), deletes, primary-key changes (delete +
-create in one transaction), truncates and re-snapshots. ``simulate`` turns
+create in one transaction), truncates, re-snapshots and incremental
+snapshots (with the notifications the connector sends for them on its
+notification topic). ``simulate`` turns
 the steps into the Debezium PostgreSQL events a connector would emit
 (increasing LSNs), ``deliver`` into Kafka records the way a demanding
 landing sees them: keyed into three partitions, some events re-sent later under new offsets (a
@@ -33,6 +35,10 @@ from hypothesis import strategies as st
 from kcat import compact, compact_or_none
 
 TOPIC = "proptest.public.items"
+# the connector's notification topic (prefix `proptest`: it speaks for
+# TOPIC, whose data collection is `public.items`)
+NOTIFICATIONS_TOPIC = "proptest.notifications"
+DATA_COLLECTION = "public.items"
 # the topic's declared ignore_null_updates, and the columns the example
 # model proptest_items_label_history tracks
 IGNORE_NULL = ("qty",)
@@ -135,16 +141,19 @@ def corrupt(kind: str, value: dict[str, Any]) -> str:
     return compact(bad)
 
 
-# step kinds by weight (out of 111): mostly row changes, some key changes,
-# re-snapshots, truncates and downtimes (the connector down while keys are
-# deleted, then a complete re-snapshot of the table that lacks them)
+# step kinds by weight (out of 116): mostly row changes, some key changes,
+# re-snapshots, truncates, downtimes (the connector down while keys are
+# deleted, then a complete re-snapshot of the table that lacks them) and
+# incremental snapshots (keys deleted unseen, then a signalled snapshot
+# that reads the table in chunks and reports its scan complete)
 KINDS = [("insert", 30), ("update", 20), ("toast", 15), ("delete", 15), ("rekey", 10)] + [
     ("resnapshot", 10),
     ("truncate", 5),
     ("downtime", 6),
+    ("incremental", 5),
 ]
 # the kinds that act on the whole (shared) table
-TABLE_WIDE = ("truncate", "downtime")
+TABLE_WIDE = ("truncate", "downtime", "incremental")
 # an update that leaves a TOASTed column unchanged: Debezium sends this
 # placeholder instead of its value
 UNAVAILABLE = "__debezium_unavailable_value"
@@ -162,9 +171,9 @@ HISTORY = st.lists(STEP, min_size=1, max_size=12).filter(
 def table_wide_first(drawn: list[list[tuple[str, int, str]]]) -> list[list[tuple[str, int, str]]]:
     """Histories with a truncate or a downtime first: they get the lowest LSN
     ranges, so a truncate (which empties the whole shared table at its
-    position) or a complete re-snapshot (which deletes every older key of
-    the table it lacks) clears only other such histories, never the rest
-    (the topic declares ``snapshot_deletes``)."""
+    position) or a complete (incremental) snapshot (which deletes every
+    older key of the table it lacks) clears only other such histories,
+    never the rest (the topic declares ``snapshot_deletes``)."""
     return sorted(drawn, key=lambda steps: not any(s[0] in TABLE_WIDE for s in steps))
 
 
@@ -175,6 +184,9 @@ class Event:
     key: int | None
     value: dict[str, Any]
     lsn: int
+    # a notification on NOTIFICATIONS_TOPIC (value and key as the sink
+    # channel writes them), not a change event of TOPIC
+    notice: dict[str, Any] | None = None
 
 
 @dataclass
@@ -183,6 +195,9 @@ class Delivery:
 
     first: list[dict[str, Any]] = field(default_factory=list)
     rest: list[dict[str, Any]] = field(default_factory=list)
+    # the records of NOTIFICATIONS_TOPIC, split the same way
+    notices_first: list[dict[str, Any]] = field(default_factory=list)
+    notices_rest: list[dict[str, Any]] = field(default_factory=list)
 
 
 def draw_histories(count: int, random_seed: int) -> list[list[tuple[str, int, str]]]:
@@ -220,8 +235,13 @@ def _draw_here(count: int, random_seed: int) -> list[list[tuple[str, int, str]]]
     return drawn[:count]
 
 
+def _ts_ms(lsn: int) -> int:
+    """The connector's clock when it emitted the event at ``lsn``."""
+    return EPOCH_MS + lsn // 1000
+
+
 def _envelope(op: str, before: Any, after: Any, lsn: int, snapshot: str) -> dict[str, Any]:
-    ts_ms = EPOCH_MS + lsn // 1000
+    ts_ms = _ts_ms(lsn)
     source = {
         "version": "2.7.3.Final",
         "connector": "postgresql",
@@ -292,7 +312,48 @@ def simulate(index: int, steps: list[tuple[str, int, str]]) -> list[Event]:
             for gone in [k for k in sorted(live) if (k + slot) % 3 == 0]:
                 del live[gone]  # deleted while the connector was down: no event
             events += _complete_snapshot(live, lsn, markers=SNAPSHOT_MARKERS[index % 2])
+        elif kind == "incremental":
+            for gone in [k for k in sorted(live) if (k + slot) % 3 == 1]:
+                del live[gone]  # deleted unseen (a filtered or lost stream)
+            scan, lsn = _incremental_snapshot(f"signal-{index}-{number}", live, lsn)
+            events += scan
     return events
+
+
+def _incremental_snapshot(
+    signal: str, live: dict[int, dict[str, Any]], lsn: int
+) -> tuple[list[Event], int]:
+    """A signalled incremental snapshot of ``live`` after ``lsn``: its
+    STARTED notification a millisecond after the events before it, one
+    incremental read per key, its TABLE_SCAN_COMPLETED (EMPTY when there is
+    no key, else SUCCEEDED) a millisecond after the last read, and the LSN
+    the next step follows (a millisecond later again: an event made after
+    the scan's end is told apart by the connector's clock)."""
+    # the notification records' builder, imported here: the fresh
+    # interpreter that draws the histories imports this file alone
+    from fixtures.write_samples import table_scan
+
+    lsn += 1000
+    started = _ts_ms(lsn)
+    reads = []
+    for key in sorted(live):
+        lsn += 1
+        reads.append(Event(key, _envelope("r", None, live[key], lsn, "incremental"), lsn))
+    lsn += 1000
+    status = "SUCCEEDED" if live else "EMPTY"
+    notices = [
+        Event(None, value, lsn, notice=key)
+        for key, value, _ in table_scan(
+            signal,
+            DATA_COLLECTION,
+            started,
+            _ts_ms(lsn),
+            status,
+            len(live),
+            connector_name="proptest",
+        )
+    ]
+    return [notices[0], *reads, *notices[1:]], lsn + 1000
 
 
 # a one-table blocking snapshot's markers (Debezium): the first and last
@@ -326,8 +387,25 @@ def deliver(histories: list[list[Event]], seed: int, first_offset: int = 0) -> D
     offsets = [first_offset] * PARTITIONS
     delivery = Delivery()
     pending: list[tuple[int, Event, str | None]] = []
+    notice_offset = first_offset
     for events in histories:
         for event in events:
+            if event.notice is not None:
+                ts = event.value["payload"]["timestamp"] + 5
+                notice = kcat.record(
+                    NOTIFICATIONS_TOPIC,
+                    0,
+                    notice_offset,
+                    ts,
+                    compact(event.notice),
+                    compact(event.value),
+                    tstype=False,
+                    broker=False,
+                )
+                notice_offset += 1
+                split = delivery.notices_first if rng.random() < 0.5 else delivery.notices_rest
+                split.append(notice)
+                continue
             partition = (event.key or 0) % PARTITIONS
             pending.append((partition, event, None))
             if rng.random() < 0.15:  # re-sent after a connector restart
@@ -385,6 +463,7 @@ def good_records(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 SAMPLE_FILE = "proptest-example-kcat.jsonl"
+SAMPLE_NOTIFICATIONS_FILE = "proptest-notifications-kcat.jsonl"
 GENERATED_FROM = 1000  # generated histories' indices start here (ids, LSNs)
 GENERATED_OFFSETS = 1_000_000  # and their offsets, after the sample's
 
@@ -394,7 +473,8 @@ def write_sample(landing: Path) -> Path:
     project has its models); the tests add generated histories to it. It
     holds a bad record of every kind, so the project's generated schema
     already knows the schema versions the generated bad records use (the
-    shared runs sync the project itself)."""
+    shared runs sync the project itself), and its notifications (so the
+    project has the notification topic's models)."""
     drawn = table_wide_first(draw_histories(6, random_seed=1))
     histories = [simulate(i, steps) for i, steps in enumerate(drawn)]
     delivery = deliver(histories, seed=1)
@@ -402,6 +482,8 @@ def write_sample(landing: Path) -> Path:
     records += _missing_bad_kinds(records)
     target = landing / TOPIC / SAMPLE_FILE
     write_records(target, records)
+    notices = sorted(delivery.notices_first + delivery.notices_rest, key=_coordinates)
+    write_records(landing / NOTIFICATIONS_TOPIC / SAMPLE_NOTIFICATIONS_FILE, notices)
     return target  # its settings: the project's declaration topics/proptest.public.items.yml
 
 

@@ -155,12 +155,14 @@ def complete_snapshots(changes: list[dict[str, Any]]) -> dict[tuple[int, ...], l
 def notifications(path: Path) -> list[dict[str, Any]]:
     """The notifications of a notification topic's kcat landing file (the
     payloads, with their Kafka offsets)."""
-    found = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        record = json.loads(line)
-        payload = json.loads(record["payload"])["payload"]
-        found.append(payload | {"_offset": record["offset"]})
-    return found
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return notification_payloads([json.loads(line) for line in lines])
+
+
+def notification_payloads(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The payloads of a notification topic's kcat records, with their
+    Kafka offsets."""
+    return [json.loads(r["payload"])["payload"] | {"_offset": r["offset"]} for r in records]
 
 
 def incremental_scans(

@@ -360,6 +360,7 @@ WITHOUT_SCHEMA_BLOCKS = {
 CONNECTORS = {
     "bank.transaction": "debezium",
     "shop.notifications": "debezium",
+    "proptest.notifications": "debezium",
     "server1.testDB.dbo.accounts": "sqlserver",
     "shopdb.notifications": "debezium",
     "server1.notifications": "debezium",
