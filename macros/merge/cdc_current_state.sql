@@ -157,11 +157,9 @@
             {%- set sent_and_made %}
                 select * from {{ relation }} as batch
                 where {{ cdc_new_batches_filter('batch._landing_batch', watermark) }}
-                {%- for snapshot in snapshots %}
                 union all
-                {{ cdc_vanished_key_deletes(relation, stored if snapshot.is_new else none,
-                    columns, keys, snapshot, watermark, truncated_at) }}
-                {%- endfor %}
+                {{ cdc_vanished_key_deletes(relation, stored, columns, keys, snapshots, watermark,
+                    truncated_at) }}
             {%- endset %}
             {%- endif %}
             {%- if snapshots | length > 1 %}

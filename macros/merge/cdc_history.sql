@@ -165,10 +165,8 @@
                 {%- if snapshots %}
                 from (
                     select * from {{ relation }}
-                    {%- for snapshot in snapshots %}
                     union all
-                    {{ cdc_vanished_key_deletes(relation, none, columns, keys, snapshot, -1) }}
-                    {%- endfor %}
+                    {{ cdc_vanished_key_deletes(relation, none, columns, keys, snapshots, -1) }}
                 ) as sent
                 {%- else %}
                 from {{ relation }} as sent

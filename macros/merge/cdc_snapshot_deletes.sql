@@ -162,13 +162,16 @@
 {%- endmacro %}
 
 {#- The synthetic delete events (rows shaped like the staging `columns`) of
-    the keys that `snapshot` (one of cdc_completed_snapshots) lacks: keys
-    of `stored` rows and of the batch's events in `relation` older than the
-    snapshot's start (and not older than `truncated_at`, the newest
-    truncate: a truncated key is gone already) whose newest such event is
-    not a delete (a key deleted before the snapshot is gone already). -#}
-{% macro cdc_vanished_key_deletes(relation, stored, columns, keys, snapshot, watermark,
+    the keys that the complete `snapshots` (cdc_completed_snapshots) lack,
+    in one query whatever their number: for each snapshot, keys of `stored`
+    rows (for a snapshot completing in the batch, `is_new`) and of the
+    batch's events in `relation` older than its start (and not older than
+    `truncated_at`, the newest truncate: a truncated key is gone already)
+    whose newest such event is not a delete (a key deleted before it is
+    gone already), and that it did not read. -#}
+{% macro cdc_vanished_key_deletes(relation, stored, columns, keys, snapshots, watermark,
     truncated_at=none) -%}
+    {%- set listed = _cdc_snapshot_values(snapshots) -%}
     select
         {%- for column in columns %}
         {%- set name = column.name %}
@@ -177,18 +180,18 @@
         {%- elif name == '_cdc_op' %}
         'd'
         {%- elif name == '_cdc_position' %}
-        cast(array({{ snapshot.started_at[1:-1] }}) as array<bigint>)
+        snapshots.started_at
         {%- elif name == '_cdc_is_snapshot' %}
         true
         {%- elif name == '_cdc_source_snapshot' %}
         'vanished'
-        {%- elif name == '_cdc_source_committed_at' and snapshot.read_at is not none %}
-        cast('{{ snapshot.read_at }}' as timestamp)
+        {%- elif name == '_cdc_source_committed_at' %}
+        snapshots.read_at
         {%- elif name == '_landing_batch' %}
         {#- the newer of the snapshot's and the key's event's: a delete made
             again by an earlier snapshot belongs to the batch that brought
             the key -#}
-        greatest(cast({{ snapshot.landing_batch }} as bigint), candidates._landing_batch)
+        greatest(snapshots.landing_batch, candidates._landing_batch)
         {%- elif name == '_staged_at' %}
         {{ cdc_staged_at() }}
         {%- else %}
@@ -197,57 +200,77 @@
         {%- endfor %}
     from (
         select
+            found.snapshot_id,
             {{ _cdc_key_list('found', keys) }},
             max(found._landing_batch) as _landing_batch
         from (
             {%- if stored is not none %}
             select
+                snapshots.snapshot_id,
                 {{ _cdc_key_list('kept', keys) }},
                 cast(null as bigint) as _landing_batch,
                 kept._cdc_op,
                 kept._cdc_position
             from {{ stored }} as kept
-            where ({{ cdc_position_before('kept._cdc_position', snapshot.started_at) }})
+            inner join ({{ listed }}) as snapshots
+                on snapshots.is_new and kept._cdc_position < snapshots.started_at
             union all
             {%- endif %}
             select
+                snapshots.snapshot_id,
                 {{ _cdc_key_list('older', keys) }},
                 older._landing_batch,
                 older._cdc_op,
                 older._cdc_position
             from {{ relation }} as older
+            inner join ({{ listed }}) as snapshots
+                on older._cdc_position < snapshots.started_at
             where
                 older._cdc_op != 't'
                 and {{ cdc_new_batches_filter('older._landing_batch', watermark) }}
-                and ({{ cdc_position_before('older._cdc_position', snapshot.started_at) }})
                 {%- if truncated_at %}
                 and not ({{ cdc_position_before('older._cdc_position', truncated_at) }})
                 {%- endif %}
         ) as found
-        group by {{ _cdc_key_list('found', keys) }}
+        group by found.snapshot_id, {{ _cdc_key_list('found', keys) }}
         {#- live just before the snapshot: its newest older event (stored
             or in the batch) is not a delete -#}
         having max_by(found._cdc_op, found._cdc_position) != 'd'
     ) as candidates
+    inner join ({{ listed }}) as snapshots
+        on candidates.snapshot_id = snapshots.snapshot_id
     left anti join (
-        select {{ _cdc_key_list('reads', keys) }}
+        {#- a blocking snapshot's reads: at its position  #}
+        select snapshots.snapshot_id, {{ _cdc_key_list('reads', keys) }}
         from {{ relation }} as reads
-        where {{ _cdc_snapshot_reads('reads', snapshot) }}
-        {%- if snapshot.reads_from is not none %}
-        {#- an incremental scan: a key with a change since its start exists
-            (or its delete deletes it), even when the change replaced the
-            read of its chunk -#}
+        inner join ({{ listed }}) as snapshots
+            on snapshots.reads_from is null
+            and {{ _cdc_snapshot_prefix('reads._cdc_position') }} = snapshots.prefix
+        where {{ _cdc_is_snapshot_read('reads') }}
         union all
-        select {{ _cdc_key_list('since', keys) }}
+        {#- an incremental scan's: the incremental reads made between its
+            snapshot's start and its end  #}
+        select snapshots.snapshot_id, {{ _cdc_key_list('reads', keys) }}
+        from {{ relation }} as reads
+        inner join ({{ listed }}) as snapshots
+            on reads._cdc_processed_at between snapshots.reads_from and snapshots.read_at
+        where reads._cdc_op = 'r' and reads._cdc_source_snapshot = 'incremental'
+        union all
+        {#- and, for an incremental scan, a key with a change since its start
+            exists (or its delete deletes it), even when the change replaced
+            the read of its chunk  #}
+        select snapshots.snapshot_id, {{ _cdc_key_list('since', keys) }}
         from {{ relation }} as since
+        inner join ({{ listed }}) as snapshots
+            on snapshots.reads_from is not null and since._cdc_position >= snapshots.started_at
         where
             since._cdc_op != 't'
             and {{ cdc_new_batches_filter('since._landing_batch', watermark) }}
-            and not ({{ cdc_position_before('since._cdc_position', snapshot.started_at) }})
-        {%- endif %}
     ) as snapshot_keys
-        on {% for key in keys %}candidates.`{{ key }}` <=> snapshot_keys.`{{ key }}`
-        {{- " and " if not loop.last }}{% endfor %}
+        on candidates.snapshot_id = snapshot_keys.snapshot_id
+        {%- for key in keys %}
+        and candidates.`{{ key }}` <=> snapshot_keys.`{{ key }}`
+        {%- endfor %}
 {%- endmacro %}
 
 {#- The complete incremental scans of the table `scans.table` that the
@@ -312,19 +335,30 @@
         and count(*) = (select count(distinct every._kafka_partition) from {{ staging }} as every)
 {%- endmacro %}
 
-{#- The reads of `snapshot` (one of cdc_completed_snapshots) in the staged
-    events `alias`: those at its position, or, for an incremental scan,
-    the incremental reads made between its snapshot's start and its end. -#}
-{% macro _cdc_snapshot_reads(alias, snapshot) -%}
-    {%- if snapshot.reads_from is not none -%}
-    {{ alias }}._cdc_op = 'r'
-    and {{ alias }}._cdc_source_snapshot = 'incremental'
-    and {{ alias }}._cdc_processed_at
-    between cast('{{ snapshot.reads_from }}' as timestamp)
-    and cast('{{ snapshot.read_at }}' as timestamp)
+{#- `snapshots` (cdc_completed_snapshots) as an inline table: snapshot_id,
+    started_at (the position), read_at, landing_batch, is_new, reads_from
+    (null for a blocking snapshot) and prefix. -#}
+{% macro _cdc_snapshot_values(snapshots) -%}
+    select * from values
+    {%- for snapshot in snapshots %}
+        (
+            {{ loop.index }},
+            cast(array({{ snapshot.started_at[1:-1] }}) as array<bigint>),
+            {{ _cdc_timestamp_or_null(snapshot.read_at) }},
+            cast({{ snapshot.landing_batch }} as bigint),
+            {{ 'true' if snapshot.is_new else 'false' }},
+            {{ _cdc_timestamp_or_null(snapshot.reads_from) }},
+            '{{ snapshot.prefix }}'
+        ){{ "," if not loop.last }}
+    {%- endfor %}
+    as listed (snapshot_id, started_at, read_at, landing_batch, is_new, reads_from, prefix)
+{%- endmacro %}
+
+{% macro _cdc_timestamp_or_null(text) -%}
+    {%- if text is none -%}
+        cast(null as timestamp)
     {%- else -%}
-    {{ _cdc_is_snapshot_read(alias) }}
-    and {{ _cdc_snapshot_prefix(alias ~ '._cdc_position') }} = '{{ snapshot.prefix }}'
+        cast('{{ text }}' as timestamp)
     {%- endif -%}
 {%- endmacro %}
 
