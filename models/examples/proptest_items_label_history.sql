@@ -2,7 +2,9 @@
     its label only. A change of qty alone updates the open version in place
     (its qty, _cdc_position and valid_to are the newest event's); a change
     of label opens a new version. An update's null qty keeps the previous
-    qty (the topic declares `ignore_null_updates: [qty]`). A topic's own
+    qty (the topic declares `ignore_null_updates: [qty]`); a complete
+    snapshot, or incremental scan reported on `proptest.notifications`,
+    closes the versions of the keys it lacks. A topic's own
     history model takes the same settings from its declaration
     (`history: {track: [label]}`), with the merge conditions of
     dbt_project.yml's `history:` folder, repeated here. The property tests
@@ -17,9 +19,12 @@
     merge_delete_condition='DBT_INTERNAL_SOURCE.opened_by_op is null',
     merge_insert_condition='DBT_INTERNAL_SOURCE.opened_by_op is not null',
     cdc_snapshot_deletes=true,
+    cdc_snapshot_scans={'model': 'debezium__proptest_notifications', 'table': 'public.items'},
     cdc_ignore_null_updates=['qty'],
     cdc_history_columns={'track': ['label']}
 ) }}
+-- its incremental snapshots' scans (the connector's notification topic)
+-- depends_on: {{ ref('debezium__proptest_notifications') }}
 
 with
 
