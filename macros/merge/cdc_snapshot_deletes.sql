@@ -171,106 +171,111 @@
     gone already), and that it did not read. -#}
 {% macro cdc_vanished_key_deletes(relation, stored, columns, keys, snapshots, watermark,
     truncated_at=none) -%}
-    {%- set listed = _cdc_snapshot_values(snapshots) -%}
-    select
-        {%- for column in columns %}
-        {%- set name = column.name %}
-        {%- if name in keys %}
-        candidates.`{{ name }}`
-        {%- elif name == '_cdc_op' %}
-        'd'
-        {%- elif name == '_cdc_position' %}
-        snapshots.started_at
-        {%- elif name == '_cdc_is_snapshot' %}
-        true
-        {%- elif name == '_cdc_source_snapshot' %}
-        'vanished'
-        {%- elif name == '_cdc_source_committed_at' %}
-        snapshots.read_at
-        {%- elif name == '_landing_batch' %}
-        {#- the newer of the snapshot's and the key's event's: a delete made
-            again by an earlier snapshot belongs to the batch that brought
-            the key -#}
-        greatest(snapshots.landing_batch, candidates._landing_batch)
-        {%- elif name == '_staged_at' %}
-        {{ cdc_staged_at() }}
-        {%- else %}
-        cast(null as {{ column.data_type }})
-        {%- endif %} as `{{ name }}`{{ "," if not loop.last }}
-        {%- endfor %}
-    from (
+    {#- the snapshots as one table, read by every join below -#}
+    select * from (
+        with listed_snapshots as (
+            {{ _cdc_snapshot_values(snapshots) }}
+        )
         select
-            found.snapshot_id,
-            {{ _cdc_key_list('found', keys) }},
-            max(found._landing_batch) as _landing_batch
+            {%- for column in columns %}
+            {%- set name = column.name %}
+            {%- if name in keys %}
+            candidates.`{{ name }}`
+            {%- elif name == '_cdc_op' %}
+            'd'
+            {%- elif name == '_cdc_position' %}
+            snapshots.started_at
+            {%- elif name == '_cdc_is_snapshot' %}
+            true
+            {%- elif name == '_cdc_source_snapshot' %}
+            'vanished'
+            {%- elif name == '_cdc_source_committed_at' %}
+            snapshots.read_at
+            {%- elif name == '_landing_batch' %}
+            {#- the newer of the snapshot's and the key's event's: a delete made
+                again by an earlier snapshot belongs to the batch that brought
+                the key -#}
+            greatest(snapshots.landing_batch, candidates._landing_batch)
+            {%- elif name == '_staged_at' %}
+            {{ cdc_staged_at() }}
+            {%- else %}
+            cast(null as {{ column.data_type }})
+            {%- endif %} as `{{ name }}`{{ "," if not loop.last }}
+            {%- endfor %}
         from (
-            {%- if stored is not none %}
             select
-                snapshots.snapshot_id,
-                {{ _cdc_key_list('kept', keys) }},
-                cast(null as bigint) as _landing_batch,
-                kept._cdc_op,
-                kept._cdc_position
-            from {{ stored }} as kept
-            inner join ({{ listed }}) as snapshots
-                on snapshots.is_new and kept._cdc_position < snapshots.started_at
-            union all
-            {%- endif %}
-            select
-                snapshots.snapshot_id,
-                {{ _cdc_key_list('older', keys) }},
-                older._landing_batch,
-                older._cdc_op,
-                older._cdc_position
-            from {{ relation }} as older
-            inner join ({{ listed }}) as snapshots
-                on older._cdc_position < snapshots.started_at
-            where
-                older._cdc_op != 't'
-                and {{ cdc_new_batches_filter('older._landing_batch', watermark) }}
-                {%- if truncated_at %}
-                and not ({{ cdc_position_before('older._cdc_position', truncated_at) }})
+                found.snapshot_id,
+                {{ _cdc_key_list('found', keys) }},
+                max(found._landing_batch) as _landing_batch
+            from (
+                {%- if stored is not none %}
+                select
+                    snapshots.snapshot_id,
+                    {{ _cdc_key_list('kept', keys) }},
+                    cast(null as bigint) as _landing_batch,
+                    kept._cdc_op,
+                    kept._cdc_position
+                from {{ stored }} as kept
+                inner join listed_snapshots as snapshots
+                    on snapshots.is_new and kept._cdc_position < snapshots.started_at
+                union all
                 {%- endif %}
-        ) as found
-        group by found.snapshot_id, {{ _cdc_key_list('found', keys) }}
-        {#- live just before the snapshot: its newest older event (stored
-            or in the batch) is not a delete -#}
-        having max_by(found._cdc_op, found._cdc_position) != 'd'
-    ) as candidates
-    inner join ({{ listed }}) as snapshots
-        on candidates.snapshot_id = snapshots.snapshot_id
-    left anti join (
-        {#- a blocking snapshot's reads: at its position  #}
-        select snapshots.snapshot_id, {{ _cdc_key_list('reads', keys) }}
-        from {{ relation }} as reads
-        inner join ({{ listed }}) as snapshots
-            on snapshots.reads_from is null
-            and {{ _cdc_snapshot_prefix('reads._cdc_position') }} = snapshots.prefix
-        where {{ _cdc_is_snapshot_read('reads') }}
-        union all
-        {#- an incremental scan's: the incremental reads made between its
-            snapshot's start and its end  #}
-        select snapshots.snapshot_id, {{ _cdc_key_list('reads', keys) }}
-        from {{ relation }} as reads
-        inner join ({{ listed }}) as snapshots
-            on reads._cdc_processed_at between snapshots.reads_from and snapshots.read_at
-        where reads._cdc_op = 'r' and reads._cdc_source_snapshot = 'incremental'
-        union all
-        {#- and, for an incremental scan, a key with a change since its start
-            exists (or its delete deletes it), even when the change replaced
-            the read of its chunk  #}
-        select snapshots.snapshot_id, {{ _cdc_key_list('since', keys) }}
-        from {{ relation }} as since
-        inner join ({{ listed }}) as snapshots
-            on snapshots.reads_from is not null and since._cdc_position >= snapshots.started_at
-        where
-            since._cdc_op != 't'
-            and {{ cdc_new_batches_filter('since._landing_batch', watermark) }}
-    ) as snapshot_keys
-        on candidates.snapshot_id = snapshot_keys.snapshot_id
-        {%- for key in keys %}
-        and candidates.`{{ key }}` <=> snapshot_keys.`{{ key }}`
-        {%- endfor %}
+                select
+                    snapshots.snapshot_id,
+                    {{ _cdc_key_list('older', keys) }},
+                    older._landing_batch,
+                    older._cdc_op,
+                    older._cdc_position
+                from {{ relation }} as older
+                inner join listed_snapshots as snapshots
+                    on older._cdc_position < snapshots.started_at
+                where
+                    older._cdc_op != 't'
+                    and {{ cdc_new_batches_filter('older._landing_batch', watermark) }}
+                    {%- if truncated_at %}
+                    and not ({{ cdc_position_before('older._cdc_position', truncated_at) }})
+                    {%- endif %}
+            ) as found
+            group by found.snapshot_id, {{ _cdc_key_list('found', keys) }}
+            {#- live just before the snapshot: its newest older event (stored
+                or in the batch) is not a delete -#}
+            having max_by(found._cdc_op, found._cdc_position) != 'd'
+        ) as candidates
+        inner join listed_snapshots as snapshots
+            on candidates.snapshot_id = snapshots.snapshot_id
+        left anti join (
+            {#- a blocking snapshot's reads: at its position #}
+            select snapshots.snapshot_id, {{ _cdc_key_list('reads', keys) }}
+            from {{ relation }} as reads
+            inner join listed_snapshots as snapshots
+                on snapshots.reads_from is null
+                and {{ _cdc_snapshot_prefix('reads._cdc_position') }} = snapshots.prefix
+            where {{ _cdc_is_snapshot_read('reads') }}
+            union all
+            {#- an incremental scan's: the incremental reads made between its
+                snapshot's start and its end #}
+            select snapshots.snapshot_id, {{ _cdc_key_list('reads', keys) }}
+            from {{ relation }} as reads
+            inner join listed_snapshots as snapshots
+                on reads._cdc_processed_at between snapshots.reads_from and snapshots.read_at
+            where reads._cdc_op = 'r' and reads._cdc_source_snapshot = 'incremental'
+            union all
+            {#- and, for an incremental scan, a key with a change since its start
+                exists (or its delete deletes it), even when the change replaced
+                the read of its chunk #}
+            select snapshots.snapshot_id, {{ _cdc_key_list('since', keys) }}
+            from {{ relation }} as since
+            inner join listed_snapshots as snapshots
+                on snapshots.reads_from is not null and since._cdc_position >= snapshots.started_at
+            where
+                since._cdc_op != 't'
+                and {{ cdc_new_batches_filter('since._landing_batch', watermark) }}
+        ) as snapshot_keys
+            on candidates.snapshot_id = snapshot_keys.snapshot_id
+            {%- for key in keys %}
+            and candidates.`{{ key }}` <=> snapshot_keys.`{{ key }}`
+            {%- endfor %}
+    ) as vanished
 {%- endmacro %}
 
 {#- The complete incremental scans of the table `scans.table` that the
