@@ -26,7 +26,7 @@ from typing import Any
 
 import property_histories as prop
 import property_transactions as proptx
-from fixtures.write_samples import STOCK_NOTIFICATIONS as STOCK_NOTIFICATION_PREFIXES
+from fixtures.write_samples import STOCK_NOTIFICATIONS as STOCK_PREFIXES
 from project_paths import EXPECTED, ORDERS_TOPIC, PRODUCTS_TOPIC, PROJECT, SAMPLE_LANDING
 
 from python_helpers import connectors
@@ -172,8 +172,7 @@ STOCK_TABLES = {
 }
 # each stock connector's notification topic (the incremental snapshots'
 # table scans): its file, its snapshot-scans model, the table's data
-# collection
-STOCK_PREFIXES = STOCK_NOTIFICATION_PREFIXES
+# collection (STOCK_PREFIXES: each one's topic prefix, the fixture writer's)
 STOCK_NOTIFICATIONS = {
     connector: SAMPLE_LANDING / f"{prefix}.notifications" / "stock-notifications-kcat.jsonl"
     for connector, prefix in STOCK_PREFIXES.items()

@@ -184,9 +184,10 @@ class Event:
     key: int | None
     value: dict[str, Any]
     lsn: int
-    # a notification on NOTIFICATIONS_TOPIC (value and key as the sink
-    # channel writes them), not a change event of TOPIC
-    notice: dict[str, Any] | None = None
+    # a notification on NOTIFICATIONS_TOPIC, not a change event of TOPIC:
+    # its key (value and key as the sink channel writes them) and Kafka
+    # timestamp
+    notice: tuple[dict[str, Any], int] | None = None
 
 
 @dataclass
@@ -342,8 +343,8 @@ def _incremental_snapshot(
     lsn += 1000
     status = "SUCCEEDED" if live else "EMPTY"
     notices = [
-        Event(None, value, lsn, notice=key)
-        for key, value, _ in table_scan(
+        Event(None, value, lsn, notice=(key, kafka_ts))
+        for key, value, kafka_ts in table_scan(
             signal,
             DATA_COLLECTION,
             started,
@@ -391,13 +392,13 @@ def deliver(histories: list[list[Event]], seed: int, first_offset: int = 0) -> D
     for events in histories:
         for event in events:
             if event.notice is not None:
-                ts = event.value["payload"]["timestamp"] + 5
+                key, ts = event.notice
                 notice = kcat.record(
                     NOTIFICATIONS_TOPIC,
                     0,
                     notice_offset,
                     ts,
-                    compact(event.notice),
+                    compact(key),
                     compact(event.value),
                     tstype=False,
                     broker=False,
