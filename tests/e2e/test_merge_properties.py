@@ -105,8 +105,9 @@ def test_enough_random_histories_were_generated(runs: dict[str, Any]) -> None:
     # event after their end in every partition with no gap, landed), 46
     # only then; 19 deletes of vanished keys that only they make (seed 1:
     # 58 scans, 54 complete, 34 deletes; `make soak`: 902, 699, 449)
-    scans = incremental_scans(second, **_scans(runs, "second"))
-    drawn = [n for n in _scans(runs, "second")["notices"] if n["type"] == "TABLE_SCAN_COMPLETED"]
+    landed_scans = _scans(runs, "second")
+    scans = incremental_scans(second, **landed_scans)
+    drawn = [n for n in landed_scans["notices"] if n["type"] == "TABLE_SCAN_COMPLETED"]
     assert len(scans) >= 2 and len(drawn) > len(scans)
     assert set(scans) - set(incremental_scans(first, **_scans(runs, "first")))
     assert len(_vanished(runs, "second")) > len(vanished_key_deletes(second, "id"))
@@ -123,16 +124,7 @@ def test_enough_random_histories_were_generated(runs: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("run", RUNS)
 def test_current_state_equals_the_reference_model(runs: dict[str, Any], run: str) -> None:
-    expected = {
-        key: (row["label"], row["qty"])
-        for key, row in current_state(
-            _landed(runs, run),
-            "id",
-            snapshot_deletes=True,
-            ignore_null=prop.IGNORE_NULL,
-            **_scans(runs, run),
-        ).items()
-    }
+    expected = _reference_state(runs, run)
     rows = runs[run][PROPERTY_TABLES["current"]]["rows"]
     actual = {r["id"]: (r["label"], r["qty"]) for r in rows}
     assert len(rows) == len(actual)
