@@ -76,7 +76,7 @@
         select state.*
         from {{ state }} as state
         left anti join held
-            on {% for key in keys %}state.`{{ key }}` <=> held.`{{ key }}`
+            on {% for key in keys %}state.{{ cdc_ident(key) }} <=> held.{{ cdc_ident(key) }}
             {{- " and " if not loop.last }}{% endfor %}
     ),
 
@@ -94,7 +94,7 @@
         select max_by(struct(events.*), events._cdc_position) as newest
         from shown_events as events
         left semi join held
-            on {% for key in keys %}events.`{{ key }}` <=> held.`{{ key }}`
+            on {% for key in keys %}events.{{ cdc_ident(key) }} <=> held.{{ cdc_ident(key) }}
             {{- " and " if not loop.last }}{% endfor %}
         where events._cdc_op != 't'
         group by {{ _cdc_key_list('events', keys) }}
@@ -145,17 +145,17 @@
     select
         {%- for column in columns %}
         {%- set name = column.name %}
-        {%- set field = 'standing.newest.`' ~ name ~ '`' %}
+        {%- set field = 'standing.newest.' ~ cdc_ident(name) %}
         {%- if name == '_cdc_value_positions' %}
-        cast(map() as {{ column.data_type }}) as `{{ name }}`
+        cast(map() as {{ column.data_type }}) as {{ cdc_ident(name) }}
         {%- elif name not in staged %}
-        cast(null as {{ column.data_type }}) as `{{ name }}`
+        cast(null as {{ column.data_type }}) as {{ cdc_ident(name) }}
         {%- elif name in toastable %}
-        if({{ cdc_is_unavailable(field, toastable[name]) }}, null, {{ field }}) as `{{ name }}`
+        if({{ cdc_is_unavailable(field, toastable[name]) }}, null, {{ field }}) as {{ cdc_ident(name) }}
         {%- elif staged[name] != column.data_type %}
-        cast({{ field }} as {{ column.data_type }}) as `{{ name }}`
+        cast({{ field }} as {{ column.data_type }}) as {{ cdc_ident(name) }}
         {%- else %}
-        {{ field }} as `{{ name }}`
+        {{ field }} as {{ cdc_ident(name) }}
         {%- endif %}
         {{- "," if not loop.last }}
         {%- endfor %}

@@ -16,7 +16,7 @@
     select
         -- row image
         {%- for column in spec.columns %}
-        events.`{{ column.name }}`,
+        events.{{ cdc_ident(column.name) }},
         {%- endfor %}
         -- change-data-capture metadata
         events._cdc_op,

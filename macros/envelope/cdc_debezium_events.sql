@@ -25,7 +25,7 @@
         -- row image
         {%- for column in spec.columns %}
         {%- set raw = _cdc_key_expr(column.name, spec, 'events.') if column.name in primary_key
-            else 'events._row.`' ~ column.name ~ '`' %}
+            else 'events._row.' ~ cdc_ident(column.name) %}
         {%- if column.version_scales %}
         {#- versions of the schema disagree on this decimal's scale: each
             event is decoded with its own version's scale -#}
@@ -35,12 +35,12 @@
                 then {{ _cdc_decimal_from_base64(raw, column.type, scale) }}
             {%- endfor %}
             else {{ cdc_decode_column(raw, column) }}
-        end, null) as `{{ column.name }}`,
+        end, null) as {{ cdc_ident(column.name) }},
         {%- elif column.decoder in ('decimal', 'base64', 'number_decimal') %}
         if({{ _cdc_wire_text_ok(raw, column) }}, {{ cdc_decode_column(raw, column) }}, null)
-            as `{{ column.name }}`,
+            as {{ cdc_ident(column.name) }},
         {%- else %}
-        {{ cdc_decode_column(raw, column) }} as `{{ column.name }}`,
+        {{ cdc_decode_column(raw, column) }} as {{ cdc_ident(column.name) }},
         {%- endif %}
         {%- endfor %}
         {{ _cdc_change_metadata_columns(spec, 'events') | indent(4) }},
@@ -52,7 +52,7 @@
                 {{ _cdc_record_reasons('rowed', _cdc_version_reasons(spec, 'rowed'))
                     | indent(12) }}
                 {%- for column in _cdc_wire_text_columns(spec) %}
-                when not {{ _cdc_wire_text_ok('rowed._row.`' ~ column.name ~ '`', column) }}
+                when not {{ _cdc_wire_text_ok('rowed._row.' ~ cdc_ident(column.name), column) }}
                     then 'type_mismatch'
                 {%- endfor %}
                 when rowed._event is null then 'null_payload'
@@ -82,7 +82,7 @@
                 when rowed.kafka_key is not null and json_object_keys(rowed.kafka_key) is null
                     then 'malformed_key'
                 {%- for key in _cdc_row_key_fields(spec) %}
-                when rowed._key.`{{ key }}` != rowed._row.`{{ key }}` then 'key_mismatch'
+                when rowed._key.{{ cdc_ident(key) }} != rowed._row.{{ cdc_ident(key) }} then 'key_mismatch'
                 {%- endfor %}
                 {%- endif %}
             end as _quarantine_reason,
@@ -100,10 +100,10 @@
                         ' contradicts the generated schema: run `python -m python_helpers sync`'
                     )
                 {%- for column in _cdc_wire_text_columns(spec) %}
-                when not {{ _cdc_wire_text_ok('rowed._row.`' ~ column.name ~ '`', column) }}
+                when not {{ _cdc_wire_text_ok('rowed._row.' ~ cdc_ident(column.name), column) }}
                     then concat(
-                        'column {{ column.name }} is {{ column.connect_type.split(",")[0] }}',
-                        ' but holds ', left(rowed._row.`{{ column.name }}`, 40),
+                        {{ cdc_string('column ' ~ column.name ~ ' is ' ~ column.connect_type.split(",")[0]) }},
+                        ' but holds ', left(rowed._row.{{ cdc_ident(column.name) }}, 40),
                         {%- if column.decoder == 'number_decimal' %}
                         ', not a number that fits {{ column.type }}',
                         ' (its declaration says decimal_format: numeric)'
@@ -134,10 +134,10 @@
                 when rowed.kafka_key is not null and json_object_keys(rowed.kafka_key) is null
                     then 'the Kafka key is not a JSON object'
                 {%- for key in _cdc_row_key_fields(spec) %}
-                when rowed._key.`{{ key }}` != rowed._row.`{{ key }}`
+                when rowed._key.{{ cdc_ident(key) }} != rowed._row.{{ cdc_ident(key) }}
                     then concat(
-                        'the Kafka key has {{ key }} = ', cast(rowed._key.`{{ key }}` as string),
-                        ', the row image {{ key }} = ', cast(rowed._row.`{{ key }}` as string)
+                        {{ cdc_string('the Kafka key has ' ~ key ~ ' = ') }}, cast(rowed._key.{{ cdc_ident(key) }} as string),
+                        {{ cdc_string(', the row image ' ~ key ~ ' = ') }}, cast(rowed._row.{{ cdc_ident(key) }} as string)
                     )
                 {%- endfor %}
                 {%- endif %}
@@ -170,7 +170,7 @@
                             {%- endif %}
                             {%- if spec.key_type %},
                             from_json(
-                                landed.kafka_key, '{{ _cdc_wrapper_type(spec.key_type, false) }}'
+                                landed.kafka_key, {{ cdc_string(_cdc_wrapper_type(spec.key_type, false)) }}
                             ) as _key_message
                             {%- endif %}
                         from {{ _cdc_landed_records(relation, spec) }} as landed
@@ -238,8 +238,8 @@
     when {{ fingerprint }} = '{{ version }}'
         then concat(
             {%- for column in columns %}
-            'column {{ column.column }}: the table has {{ column.table_type }},',
-            ' this schema version (md5 {{ version }}) declares {{ column.version_type }}; ',
+            {{ cdc_string('column ' ~ column.column ~ ': the table has ' ~ column.table_type ~ ',') }},
+            {{ cdc_string(' this schema version (md5 ' ~ version ~ ') declares ' ~ column.version_type ~ '; ') }},
             {%- endfor %}
             'kept out of the table. To take it: schema_changes: widen in topic.yml, sync,',
             ' then dbt build --full-refresh --select {{ this.identifier }}+'
@@ -290,11 +290,11 @@
                     get_json_object({{ value }}, '$.payload.{{ image }}'),
                     get_json_object({{ value }}, '$.{{ image }}')
                 ),
-                'struct<`{{ name }}`: {{ raw_type }}, `_cdc_corrupt`: string>',
+                {{ cdc_string('struct<' ~ cdc_ident(name) ~ ': ' ~ raw_type ~ ', `_cdc_corrupt`: string>') }},
                 map('columnNameOfCorruptRecord', '_cdc_corrupt')
             )._cdc_corrupt is not null{{ ' or' if not loop.last }}
             {%- endfor %},
-            'column {{ name }}{{ label | replace('{type}', raw_type) }}',
+            {{ cdc_string('column ' ~ name ~ label | replace('{type}', raw_type)) }},
             null
         )
     {%- endfor %}
@@ -448,7 +448,7 @@
             then {{ message }}.payload
         else named_struct(
             {%- for field in fields %}
-            '{{ field }}', {{ message }}.`{{ field }}`{{ "," if not loop.last }}
+            {{ cdc_string(field) }}, {{ message }}.{{ cdc_ident(field) }}{{ "," if not loop.last }}
             {%- endfor %}
         )
     end
@@ -457,12 +457,12 @@
 {#- The primary-key value of the row image, falling back to the Kafka key
     (a delete without a full `before` image still names its key there). -#}
 {% macro _cdc_key_expr(key, spec, prefix='parsed.') -%}
-    {%- set found = [prefix ~ '_row.`' ~ key ~ '`'] -%}
+    {%- set found = [prefix ~ '_row.' ~ cdc_ident(key)] -%}
     {%- if key in (spec.key_fields or []) -%}
-        {%- do found.append(prefix ~ '_key.`' ~ key ~ '`') -%}
+        {%- do found.append(prefix ~ '_key.' ~ cdc_ident(key)) -%}
     {%- endif -%}
     {%- if 'unique' in spec.envelope_fields -%}
-        {%- do found.append(prefix ~ '_event.`unique`.`' ~ key ~ '`') -%}
+        {%- do found.append(prefix ~ '_event.`unique`.' ~ cdc_ident(key)) -%}
     {%- endif -%}
     {%- if found | length == 1 -%}
         {{ found[0] }}
@@ -476,7 +476,7 @@
     before 1.x, no `source.snapshot` in some). -#}
 {% macro _cdc_present(fields, field, parent, null_type, suffix='') -%}
     {%- if field in fields -%}
-        {{ parent }}.`{{ field }}`{{ suffix }}
+        {{ parent }}.{{ cdc_ident(field) }}{{ suffix }}
     {%- else -%}
         cast(null as {{ null_type }})
     {%- endif -%}

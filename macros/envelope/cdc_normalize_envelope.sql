@@ -35,7 +35,7 @@
             else {{ event }}.OPERATION
         end
         {%- for name in spec.envelope_fields if name not in ('before', 'after', 'source', 'op') %},
-        '{{ name }}', {{ event }}.`{{ name }}`
+        {{ cdc_string(name) }}, {{ event }}.{{ cdc_ident(name) }}
         {%- endfor %}
     ))
     {%- else -%}
@@ -46,7 +46,7 @@
 {#- The bigint value of the name/value pair called `name` in a CDL
     transaction.properties array, or null. -#}
 {% macro _cdc_property(properties, name) -%}
-    cast(get(filter({{ properties }}, property -> property.name = '{{ name }}'), 0).value as bigint)
+    cast(get(filter({{ properties }}, property -> property.name = {{ cdc_string(name) }}), 0).value as bigint)
 {%- endmacro %}
 
 {#- Envelope fields of the topic's layout staged as `_cdc_<snake_case>`
@@ -61,7 +61,7 @@
 {%- endmacro %}
 
 {% macro _cdc_extra_expr(name, event) -%}
-    cast({{ event }}.`{{ name }}` as string)
+    cast({{ event }}.{{ cdc_ident(name) }} as string)
 {%- endmacro %}
 
 {% macro cdc_extra_column_name(name) -%}

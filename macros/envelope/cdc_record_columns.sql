@@ -12,7 +12,7 @@
 {% macro _cdc_parse_value(value, value_type) -%}
     from_json(
         if(octet_length({{ value }}) > {{ cdc_max_value_bytes() }}, null, {{ value }}),
-        '{{ _cdc_wrapper_type(value_type, true) }}',
+        {{ cdc_string(_cdc_wrapper_type(value_type, true)) }},
         map('columnNameOfCorruptRecord', '_unparsed')
     )
 {%- endmacro %}
@@ -203,7 +203,7 @@
     cast({{ _cdc_present(spec.envelope_fields, 'transaction', event, 'string',
         '.data_collection_order') }} as bigint) as _cdc_transaction_collection_order
     {%- for name in spec.source_fields %},
-    cast({{ event }}.source.`{{ name }}`
+    cast({{ event }}.source.{{ cdc_ident(name) }}
         as {{ (spec.source_types or {}).get(name, 'string') }})
         as {{ cdc_source_column_name(name) }}
     {%- endfor %}

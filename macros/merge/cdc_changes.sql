@@ -106,23 +106,23 @@
         {%- for column in columns %}
         {%- if column.name in value_names %}
         {%- if gone %}
-        cast(null as {{ column.data_type }}) as `{{ column.name }}`,
+        cast(null as {{ column.data_type }}) as {{ cdc_ident(column.name) }},
         {%- else %}
-        if(changed._cdc_op = 'd', null, changed.`{{ column.name }}`) as `{{ column.name }}`,
+        if(changed._cdc_op = 'd', null, changed.{{ cdc_ident(column.name) }}) as {{ cdc_ident(column.name) }},
         {%- endif %}
         {%- elif gone and column.name == '_cdc_op' %}
         'd' as _cdc_op,
         {%- else %}
-        changed.`{{ column.name }}`,
+        changed.{{ cdc_ident(column.name) }},
         {%- endif %}
         {%- endfor %}
         {%- for column in values + [{'name': '_cdc_position', 'data_type': 'array<bigint>'}] %}
         {%- set target = '_cdc_previous_' ~ column.name | replace('_cdc_', '') %}
         {%- if previous is none %}
-        cast(null as {{ column.data_type }}) as `{{ target }}`,
+        cast(null as {{ column.data_type }}) as {{ cdc_ident(target) }},
         {%- else %}
-        if({{ previous }}._cdc_op = 'd', null, {{ previous }}.`{{ column.name }}`)
-            as `{{ target }}`,
+        if({{ previous }}._cdc_op = 'd', null, {{ previous }}.{{ cdc_ident(column.name) }})
+            as {{ cdc_ident(target) }},
         {%- endif %}
         {%- endfor %}
         cast({{ current if current is not none else 'null' }} as bigint) as _cdc_feed_snapshot_id,

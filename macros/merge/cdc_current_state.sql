@@ -65,9 +65,9 @@
     select
         {%- for column in columns %}
         {%- if column.name in fillable %}
-        resolved.`{{ column.name }}`.v as `{{ column.name }}`,
+        resolved.{{ cdc_ident(column.name) }}.v as {{ cdc_ident(column.name) }},
         {%- else %}
-        resolved.`{{ column.name }}`,
+        resolved.{{ cdc_ident(column.name) }},
         {%- endif %}
         {%- endfor %}
         {%- if not columns %}
@@ -76,7 +76,7 @@
         {%- if fillable %}
         map_filter(map(
             {%- for name in fillable %}
-            '{{ name }}', resolved.`{{ name }}`.p{{ "," if not loop.last }}
+            {{ cdc_string(name) }}, resolved.{{ cdc_ident(name) }}.p{{ "," if not loop.last }}
             {%- endfor %}
         ), (column_name, position) -> position is not null) as _cdc_value_positions
         {%- else %}
@@ -86,11 +86,11 @@
         select
             {%- for column in columns %}
             {%- set name = column.name %}
-            {%- set field = 'latest.newest.`' ~ name ~ '`' %}
-            {%- set kept = ('stored.`' ~ name ~ '`') if name in stored_names
+            {%- set field = 'latest.newest.' ~ cdc_ident(name) %}
+            {%- set kept = ('stored.' ~ cdc_ident(name)) if name in stored_names
                 else 'cast(null as ' ~ column.data_type ~ ')' %}
             {%- if name in fillable %}
-            {%- set known = 'latest.`_cdc_known_' ~ name ~ '`' %}
+            {%- set known = 'latest.' ~ cdc_ident('_cdc_known_' ~ name) %}
             {#- an unavailable (TOASTed, unchanged) value: the newest one known
                 before it, from this batch or the stored row (p: the position
                 it was known at, null when it is the row's own) -#}
@@ -120,16 +120,16 @@
                 when {{ late_fix }} then {{ known }}
                 else named_struct('p', {{ given }}, 'v', {{ kept }})
                 {%- endif %}
-            end as `{{ name }}`{{ "," if not loop.last }}
+            end as {{ cdc_ident(name) }}{{ "," if not loop.last }}
             {%- elif stored is none %}
             {{ field }}{{ "," if not loop.last }}
             {%- elif name == '_landing_batch' and fixes %}
             {#- a row re-emitted with a value an older event filled is
                 written by this batch (what a change feed reads) -#}
-            if({{ newer }}, {{ field }}, greatest({{ kept }}, {{ field }})) as `{{ name }}`
+            if({{ newer }}, {{ field }}, greatest({{ kept }}, {{ field }})) as {{ cdc_ident(name) }}
             {{- "," if not loop.last }}
             {%- else %}
-            if({{ newer }}, {{ field }}, {{ kept }}) as `{{ name }}`
+            if({{ newer }}, {{ field }}, {{ kept }}) as {{ cdc_ident(name) }}
             {{- "," if not loop.last }}
             {%- endif %}
             {%- endfor %}
@@ -145,12 +145,12 @@
                 max_by(
                     named_struct(
                         'p', changes._cdc_position,
-                        'v', if(changes._cdc_op = 'd', null, changes.`{{ name }}`)
+                        'v', if(changes._cdc_op = 'd', null, changes.{{ cdc_ident(name) }})
                     ),
                     if(changes._cdc_op != 'd'
                         and {{ cdc_keeps_previous('changes', name, rule) }},
                         null, changes._cdc_position)
-                ) as `_cdc_known_{{ name }}`
+                ) as {{ cdc_ident('_cdc_known_' ~ name) }}
                 {%- endfor %}
             {%- if snapshots %}
             {#- the batch's events and the deletes its complete snapshots make -#}
@@ -196,7 +196,7 @@
         ) as latest
         {%- if stored is not none %}
         left join {{ stored }} as stored
-            on {% for key in keys %}latest.newest.`{{ key }}` <=> stored.`{{ key }}`
+            on {% for key in keys %}latest.newest.{{ cdc_ident(key) }} <=> stored.{{ cdc_ident(key) }}
             {{- " and " if not loop.last }}{% endfor %}
         {%- endif %}
         where
@@ -290,7 +290,7 @@
     cdc_kept_columns): the unavailable-value placeholder, or a null set by
     an update in a column whose null updates are ignored. Never null. -#}
 {% macro cdc_keeps_previous(row, name, rule) -%}
-    {%- set field = row ~ '.`' ~ name ~ '`' -%}
+    {%- set field = row ~ '.' ~ cdc_ident(name) -%}
     {%- set tests = [] -%}
     {%- if rule.data_type -%}
         {%- do tests.append(cdc_is_unavailable(field, rule.data_type)) -%}
@@ -309,15 +309,15 @@
     {%- set placeholder = var('cdc_unavailable_value_placeholder', '__debezium_unavailable_value')
         | replace("'", "\\'") -%}
     {%- if data_type == 'binary' -%}
-        coalesce({{ expr }} = cast('{{ placeholder }}' as binary), false)
+        coalesce({{ expr }} = cast({{ cdc_string(placeholder) }} as binary), false)
     {%- elif data_type == 'array<string>' -%}
-        coalesce({{ expr }} = array('{{ placeholder }}'), false)
+        coalesce({{ expr }} = array({{ cdc_string(placeholder) }}), false)
     {%- else -%}
-        coalesce({{ expr }} = '{{ placeholder }}', false)
+        coalesce({{ expr }} = {{ cdc_string(placeholder) }}, false)
     {%- endif -%}
 {%- endmacro %}
 
 {#- `alias.`k1`, alias.`k2`, ...`: the key columns of `keys`. -#}
 {% macro _cdc_key_list(alias, keys) -%}
-    {%- for key in keys %}{{ alias }}.`{{ key }}`{{ ", " if not loop.last }}{% endfor -%}
+    {%- for key in keys %}{{ alias }}.{{ cdc_ident(key) }}{{ ", " if not loop.last }}{% endfor -%}
 {%- endmacro %}

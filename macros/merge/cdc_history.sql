@@ -58,7 +58,7 @@
         else none -%}
     select
         {%- for column in columns %}
-        versions.`{{ column.name }}`,
+        versions.{{ cdc_ident(column.name) }},
         {%- endfor %}
         {%- if not columns %}
         versions.*,
@@ -103,10 +103,10 @@
             {#- a kept value (TOAST, an ignored null update): the key's
                 newest known one -#}
             if({{ cdc_keeps_previous('ordered', column.name, fillable[column.name]) }},
-                ordered.`_cdc_known_{{ column.name }}`.v, ordered.`{{ column.name }}`)
-                as `{{ column.name }}`,
+                ordered.{{ cdc_ident('_cdc_known_' ~ column.name) }}.v, ordered.{{ cdc_ident(column.name) }})
+                as {{ cdc_ident(column.name) }},
             {%- else %}
-            ordered.`{{ column.name }}`,
+            ordered.{{ cdc_ident(column.name) }},
             {%- endif %}
             {%- endfor %}
             {%- if not columns %}
@@ -125,13 +125,13 @@
                 {%- for name, rule in fillable.items() %}
                 last_value(
                     if({{ cdc_keeps_previous('events', name, rule) }},
-                        null, struct(events.`{{ name }}` as v)),
+                        null, struct(events.{{ cdc_ident(name) }} as v)),
                     true
                 ) over (
                     partition by {{ _cdc_key_list('events', keys) }}
                     order by events._cdc_position
                     rows between unbounded preceding and current row
-                ) as `_cdc_known_{{ name }}`,
+                ) as {{ cdc_ident('_cdc_known_' ~ name) }},
                 {%- endfor %}
                 lead(named_struct(
                     'position', events._cdc_position,
@@ -155,7 +155,7 @@
                             slice(sent._cdc_position, 1, size(sent._cdc_position) - 1),
                             to_json(struct(
                                 {%- for column in columns if not column.name.startswith('_') %}
-                                sent.`{{ column.name }}`{{ "," if not loop.last }}
+                                sent.{{ cdc_ident(column.name) }}{{ "," if not loop.last }}
                                 {%- else %}
                                 sent._cdc_position
                                 {%- endfor %}
@@ -195,7 +195,7 @@
             where events._cdc_op != 't'
             group by {{ _cdc_key_list('events', keys) }}, events._cdc_position
         ) as truncated
-            on {% for key in keys %}ordered.`{{ key }}` <=> truncated.`{{ key }}` and {% endfor -%}
+            on {% for key in keys %}ordered.{{ cdc_ident(key) }} <=> truncated.{{ cdc_ident(key) }} and {% endfor -%}
             ordered._cdc_position = truncated._cdc_position
 {%- endmacro %}
 
@@ -226,7 +226,7 @@
             from (
                 select
                     {%- for column in columns %}
-                    islands.newest.`{{ column.name }}`,
+                    islands.newest.{{ cdc_ident(column.name) }},
                     {%- endfor %}
                     islands.newest.closing,
                     islands.opening
@@ -276,9 +276,9 @@
                 select
                     {%- for column in columns %}
                     {%- if column.name in stored_names %}
-                    stored.`{{ column.name }}`,
+                    stored.{{ cdc_ident(column.name) }},
                     {%- else %}
-                    cast(null as {{ column.data_type }}) as `{{ column.name }}`,
+                    cast(null as {{ column.data_type }}) as {{ cdc_ident(column.name) }},
                     {%- endif %}
                     {%- endfor %}
                     named_struct(
@@ -305,7 +305,7 @@
 {#- `struct(filled.`a`, filled.`b`, ...)`: the tracked columns of an event. -#}
 {% macro _cdc_tracked_struct(tracked) -%}
     struct(
-        {%- for name in tracked %}filled.`{{ name }}`{{ ", " if not loop.last }}{% endfor -%}
+        {%- for name in tracked %}filled.{{ cdc_ident(name) }}{{ ", " if not loop.last }}{% endfor -%}
     )
 {%- endmacro %}
 
@@ -321,7 +321,7 @@
 
 {#- `a.`k1` <=> b.`k1` and ...`: the same key in two relations. -#}
 {% macro _cdc_same_key(left, right, keys) -%}
-    {%- for key in keys %}{{ left }}.`{{ key }}` <=> {{ right }}.`{{ key }}`
+    {%- for key in keys %}{{ left }}.{{ cdc_ident(key) }} <=> {{ right }}.{{ cdc_ident(key) }}
         {{- " and " if not loop.last }}{% endfor -%}
 {%- endmacro %}
 

@@ -150,7 +150,7 @@
             {{ _cdc_is_snapshot_read('reads') }}
             {%- if prefixes is not none %}
             and {{ _cdc_snapshot_prefix('reads._cdc_position') }} in (
-                {%- for prefix in prefixes %}'{{ prefix }}'{{ ", " if not loop.last }}{% endfor -%}
+                {%- for prefix in prefixes %}{{ cdc_string(prefix) }}{{ ", " if not loop.last }}{% endfor -%}
             )
             {%- endif %}
         group by 1, reads._kafka_partition
@@ -180,7 +180,7 @@
             {%- for column in columns %}
             {%- set name = column.name %}
             {%- if name in keys %}
-            candidates.`{{ name }}`
+            candidates.{{ cdc_ident(name) }}
             {%- elif name == '_cdc_op' %}
             'd'
             {%- elif name == '_cdc_position' %}
@@ -200,7 +200,7 @@
             {{ cdc_staged_at() }}
             {%- else %}
             cast(null as {{ column.data_type }})
-            {%- endif %} as `{{ name }}`{{ "," if not loop.last }}
+            {%- endif %} as {{ cdc_ident(name) }}{{ "," if not loop.last }}
             {%- endfor %}
         from (
             select
@@ -273,7 +273,7 @@
         ) as snapshot_keys
             on candidates.snapshot_id = snapshot_keys.snapshot_id
             {%- for key in keys %}
-            and candidates.`{{ key }}` <=> snapshot_keys.`{{ key }}`
+            and candidates.{{ cdc_ident(key) }} <=> snapshot_keys.{{ cdc_ident(key) }}
             {%- endfor %}
     ) as vanished
 {%- endmacro %}
@@ -326,7 +326,7 @@
         where
             scans.aggregate_type = 'Incremental Snapshot'
             and scans.scan_status in ('SUCCEEDED', 'EMPTY')
-            and lower(scans.scanned_collection) = lower('{{ scans.table }}')
+            and lower(scans.scanned_collection) = lower({{ cdc_string(scans.table) }})
             and events._cdc_op != 't'
         group by scans.completed_at, scans.started_at, events._kafka_partition
     ) as partitions
@@ -353,7 +353,7 @@
             cast({{ snapshot.landing_batch }} as bigint),
             {{ 'true' if snapshot.is_new else 'false' }},
             {{ _cdc_timestamp_or_null(snapshot.reads_from) }},
-            '{{ snapshot.prefix }}'
+            {{ cdc_string(snapshot.prefix) }}
         ){{ "," if not loop.last }}
     {%- endfor %}
     as listed (snapshot_id, started_at, read_at, landing_batch, is_new, reads_from, prefix)

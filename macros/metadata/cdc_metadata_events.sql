@@ -42,7 +42,7 @@
             as bigint)) as _cdc_source_committed_at,
         timestamp_millis(cast(events._event.ts_ms as bigint)) as _cdc_processed_at,
         {%- for name in spec.source_fields %}
-        cast(events._event.source.`{{ name }}` as {{ spec.source_types.get(name, 'string') }})
+        cast(events._event.source.{{ cdc_ident(name) }} as {{ spec.source_types.get(name, 'string') }})
             as {{ cdc_source_column_name(name) }},
         {%- endfor %}
         {%- endif %}

@@ -24,7 +24,7 @@
     {%- if decoder == 'struct' -%}
         if({{ expr }} is null, null, named_struct(
         {%- for child in node.fields %}
-            '{{ child.name | replace("'", "\\'") }}',
+            {{ cdc_string(child.name) }},
             {{ _cdc_decode_node(_cdc_field_of(expr, child.name), child, depth) }}
             {{- ',' if not loop.last }}
         {%- endfor %}
@@ -106,9 +106,9 @@
     which sqlfluff cannot parse with a dot). -#}
 {% macro _cdc_field_of(expr, name) -%}
     {%- if expr.endswith(')') -%}
-        {{ expr }}['{{ name | replace("'", "\\'") }}']
+        {{ expr }}[{{ cdc_string(name) }}]
     {%- else -%}
-        {{ expr }}.`{{ name | replace('`', '``') }}`
+        {{ expr }}.{{ cdc_ident(name) }}
     {%- endif -%}
 {%- endmacro %}
 
@@ -120,7 +120,7 @@
     {%- elif node.raw_type in ('tinyint', 'smallint', 'int', 'bigint', 'float', 'double', 'boolean') -%}
         cast({{ text }} as {{ node.raw_type }})
     {%- else -%}
-        from_json({{ text }}, '{{ node.raw_type }}')
+        from_json({{ text }}, {{ cdc_string(node.raw_type) }})
     {%- endif -%}
 {%- endmacro %}
 

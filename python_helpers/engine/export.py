@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from python_helpers.engine.sql_engine import SqlEngine, open_engine
+from python_helpers.escaping import spark_identifier
 
 TIMESTAMP_FORMAT = "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX"
 
@@ -40,7 +41,7 @@ def export_tables(
     result: dict[str, Any] = {}
     for table in tables:
         types = column_types(engine, table)
-        columns = ", ".join(f"`{name}`" for name in types)
+        columns = ", ".join(spark_identifier(name) for name in types)
         rows = engine.sql(f"select to_json(struct({columns}), {options}) as row from {table}")
         result[table] = {"types": types, "rows": [r["row"] for r in rows]}
     return result

@@ -13,6 +13,7 @@ from typing import Any
 
 from python_helpers.engine.export import column_types
 from python_helpers.engine.sql_engine import SqlEngine, first_value, open_engine
+from python_helpers.escaping import spark_identifier
 
 CURRENT_SCHEMA = "cdc_current"
 # metadata columns shown after a table's own (first) columns
@@ -49,7 +50,7 @@ def show_results(
         shown = [c for c in types if not c.startswith("_")][:MAX_COLUMNS]
         shown += [c for c in SHOWN_METADATA if c in types]
         quoted = ", ".join(_selected(c, types[c]) for c in shown)
-        order = f" order by `{shown[0]}`" if shown else ""
+        order = f" order by {spark_identifier(shown[0])}" if shown else ""
         found = engine.sql(f"select {quoted} from {name}{order} limit {rows}") if shown else []
         lines.append(f"\n{name}: {count} rows")
         lines.append(render_rows(shown, found))
@@ -93,7 +94,8 @@ def _selected(column: str, spark_type: str) -> str:
     """The column as selected for display: nested values (structs, arrays,
     maps) as JSON text, so both engines print them alike."""
     nested = spark_type.startswith(("struct<", "array<", "map<"))
-    return f"to_json(`{column}`) as `{column}`" if nested else f"`{column}`"
+    quoted = spark_identifier(column)
+    return f"to_json({quoted}) as {quoted}" if nested else quoted
 
 
 def _cell(value: Any) -> str:

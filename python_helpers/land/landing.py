@@ -24,6 +24,7 @@ file names, sizes and first lines, so it costs nothing on large dumps.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,11 +52,49 @@ class LandingFile:
         return f"{self.topic}/{self.path.name}"
 
 
-def topic_dirs(landing: Path) -> list[Path]:
-    """The topic folders of a landing, sorted by name."""
+# Kafka's rule for topic names (its Topic.validate): 1-249 of these, not "." or ".."
+_TOPIC_NAME = re.compile(r"[A-Za-z0-9._-]{1,249}\Z")
+
+
+def topic_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a Kafka topic (and so no topic folder), or None."""
+    if name in (".", "..") or not _TOPIC_NAME.match(name):
+        return (
+            "not a Kafka topic name (1 to 249 of the letters a-z, A-Z, the digits,"
+            " '.', '_' and '-'; not '.' or '..')"
+        )
+    return None
+
+
+def _outside(path: Path, landing: Path) -> bool:
+    """Whether ``path`` (a symbolic link, or under one) leads out of ``landing``."""
+    return not path.resolve().is_relative_to(landing.resolve())
+
+
+def _candidates(landing: Path) -> list[Path]:
     if not landing.is_dir():
         raise FileNotFoundError(f"landing directory {landing} does not exist")
     return sorted(p for p in landing.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
+def refused_dirs(landing: Path) -> dict[str, str]:
+    """The folders of a landing that are not landed, by name, with the reason:
+    a name Kafka does not allow, or a symbolic link out of the landing."""
+    refused = {}
+    for path in _candidates(landing):
+        problem = topic_name_problem(path.name)
+        if problem is None and _outside(path, landing):
+            problem = "a symbolic link out of the landing folder: nothing outside it is read"
+        if problem is not None:
+            refused[path.name] = problem
+    return refused
+
+
+def topic_dirs(landing: Path) -> list[Path]:
+    """The topic folders of a landing, sorted by name (the refused ones,
+    ``refused_dirs``, left out)."""
+    refused = refused_dirs(landing)
+    return [p for p in _candidates(landing) if p.name not in refused]
 
 
 def _parsed_line(line: str) -> object:
@@ -86,8 +125,9 @@ def is_kcat_file(path: Path) -> bool:
 
 
 def jsonl_paths(topic_dir: Path) -> list[Path]:
-    """The ``*.jsonl`` files of one topic folder, sorted by name."""
-    return sorted(topic_dir.glob("*.jsonl"))
+    """The ``*.jsonl`` files of one topic folder, sorted by name (a symbolic
+    link that leads out of the folder is not read)."""
+    return sorted(p for p in topic_dir.glob("*.jsonl") if not _outside(p, topic_dir))
 
 
 def topic_files(topic_dir: Path) -> list[LandingFile]:

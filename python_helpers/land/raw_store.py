@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from python_helpers.engine.sql_engine import SqlEngine, first_value
+from python_helpers.escaping import spark_identifier, spark_string
 from python_helpers.land.crash_points import AFTER_RAW_APPEND, crash_point
 from python_helpers.land.landing import (
     LandingFile,
@@ -183,7 +184,7 @@ def _roll_back_uncommitted(engine: SqlEngine, table: str, committed: int) -> int
     engine.sql(f"delete from {RAW_SCHEMA}.{table} where landing_batch > {committed}")
     engine.sql(
         f"delete from {RAW_SCHEMA}.{DUPLICATES_TABLE}"
-        f" where raw_table = '{quote(table)}' and landing_batch > {committed}"
+        f" where raw_table = {spark_string(table)} and landing_batch > {committed}"
     )
     return 1
 
@@ -214,16 +215,11 @@ def plan_files(
 
 def _file_literal_map(plans: list[FilePlan]) -> str:
     entries = ", ".join(
-        f"'{quote(p.file.path.name)}', named_struct('is_kcat', {str(p.file.is_kcat).lower()},"
+        f"{spark_string(p.file.path.name)}, named_struct('is_kcat', {str(p.file.is_kcat).lower()},"
         f" 'first_offset', {p.first_offset}L, 'start_line', {p.start_line}L)"
         for p in plans
     )
     return f"map({entries})"
-
-
-def quote(text: str) -> str:
-    """``text`` inside a single-quoted Spark SQL string literal."""
-    return text.replace("\\", "\\\\").replace("'", "\\'")
 
 
 def read_batch(engine: SqlEngine, topic: str, plans: list[FilePlan], batch: int) -> str:
@@ -235,11 +231,11 @@ def read_batch(engine: SqlEngine, topic: str, plans: list[FilePlan], batch: int)
         "select if(startswith(value, '\\uFEFF'), substr(value, 2), value) as line,"
         " _metadata.file_name as file_name,"
         f" monotonically_increasing_id() & {_ROW_IN_PARTITION} as line_no"
-        f" from text.`{str(p.file.path.resolve()).replace('`', '``')}`"
+        f" from text.{spark_identifier(str(p.file.path.resolve()))}"
         for p in plans
     )
     engine.sql(f"create or replace temporary view _cdc_landing_lines as\n        {scans}")
-    topic_literal = quote(topic)
+    topic_literal = spark_string(topic)
     return f"""
         with planned as (
             select lines.*, element_at({_file_literal_map(plans)}, lines.file_name) as plan
@@ -260,8 +256,8 @@ def read_batch(engine: SqlEngine, topic: str, plans: list[FilePlan], batch: int)
             from wanted
         )
         select
-            case when plan.is_kcat then coalesce(kcat.topic, '{topic_literal}')
-                else '{topic_literal}' end as kafka_topic,
+            case when plan.is_kcat then coalesce(kcat.topic, {topic_literal})
+                else {topic_literal} end as kafka_topic,
             -- a plain-form line has no Kafka coordinates: no partition (it is
             -- never taken for a duplicate of a record that has them); its
             -- offset is its position across the folder's plain files
@@ -275,7 +271,7 @@ def read_batch(engine: SqlEngine, topic: str, plans: list[FilePlan], batch: int)
                 when kcat._unreadable is not null or not_utf8 then line
                 else kcat.payload
             end as kafka_value,
-            concat('{topic_literal}/', file_name) as landing_file,
+            concat({topic_literal}, '/', file_name) as landing_file,
             line_no as landing_line,
             case
                 when not plan.is_kcat then null
@@ -383,7 +379,7 @@ def _repair_duplicates(engine: SqlEngine, table: str, batch: int, summary: Batch
         engine.sql(
             f"""
             insert into {RAW_SCHEMA}.{DUPLICATES_TABLE}
-            select '{quote(table)}', landing_file, landing_line, kafka_partition, kafka_offset,
+            select {spark_string(table)}, landing_file, landing_line, kafka_partition, kafka_offset,
                 {batch}L, min(reason)
             from _cdc_landing_duplicates
             group by landing_file, landing_line, kafka_partition, kafka_offset
@@ -411,7 +407,7 @@ def _commit(
 ) -> None:
     """Write the manifest rows of the batch (this commits it)."""
     rows = ",\n".join(
-        f"('{quote(table)}', '{quote(p.file.relative)}', {p.size}L, {p.mtime_ns}L,"
+        f"({spark_string(table)}, {spark_string(p.file.relative)}, {p.size}L, {p.mtime_ns}L,"
         f" '{hashes[p.file.relative].result()}',"
         f" {max(summary.last_lines.get(p.file.relative, 0), p.start_line)}L, {batch}L)"
         for p in plans

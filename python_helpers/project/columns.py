@@ -5,12 +5,14 @@ tests per layer, and the properties files that hold them.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from python_helpers.connectors import mongodb
+from python_helpers.escaping import dbt_code, jinja_text
 from python_helpers.schema.extended_json import DocType
 from python_helpers.schema.metadata_topics import CHANGES
 from python_helpers.schema.spark_types import decode_column
@@ -50,17 +52,49 @@ def model_meta(spec: TopicSpec, layer: str) -> dict[str, Any]:
     return {"meta": meta | ({"cdc_kind": spec.kind} if spec.kind != CHANGES else {})}
 
 
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def is_plain_name(name: str) -> bool:
+    """A name dbt's generic tests can take unquoted (letters, digits and
+    underscores, not first a digit)."""
+    return bool(_PLAIN_NAME.match(name))
+
+
+def key_list(keys: list[str]) -> str:
+    """The primary key's columns for a description."""
+    return ", ".join(dbt_code(key) for key in keys)
+
+
+def test_names(names: list[str]) -> list[str]:
+    """Column names as dbt renders them (a properties file's column names
+    and test arguments are Jinja): escaped to render as themselves."""
+    return [jinja_text(name) for name in names]
+
+
+def key_tests_by_column(keys: list[str]) -> bool:
+    """Whether a one-column key's tests sit on its column (not_null, unique);
+    otherwise the model gets cdc_unique_combination, which quotes any name."""
+    return len(keys) == 1 and is_plain_name(keys[0])
+
+
+def row_names(spec: TopicSpec) -> list[str]:
+    """The source names of the topic's row columns."""
+    return [item.name for item in row_schema(spec.value_schema).fields]
+
+
 def row_columns(spec: TopicSpec, key_tests: bool) -> list[dict[str, Any]]:
     columns: list[dict[str, Any]] = []
+    by_column = key_tests and key_tests_by_column(list(spec.primary_key))
     for item in row_schema(spec.value_schema).fields:
         decoded = decode_column(item.name, item.schema, spec.decimal_format)
         column: dict[str, Any] = {
-            "name": item.name,
-            "description": f"Source column `{item.name}`: {decoded.connect_type}"
-            f" in Kafka Connect, `{decoded.type}` here.",
+            "name": jinja_text(item.name),
+            "description": f"Source column {dbt_code(item.name)}: {dbt_code(decoded.connect_type)}"
+            f" in Kafka Connect, {dbt_code(decoded.type)} here.",
         }
-        if key_tests and item.name in spec.primary_key:
-            column["data_tests"] = ["not_null"] + (["unique"] if len(spec.primary_key) == 1 else [])
+        if by_column and item.name in spec.primary_key:
+            column["data_tests"] = ["not_null", "unique"]
         columns.append(column)
     return columns
 
@@ -173,9 +207,9 @@ def document_columns(spec: TopicSpec) -> list[dict[str, Any]]:
         kind = DocType.from_json(column["doc_type"]).kind
         columns.append(
             {
-                "name": column["name"],
-                "description": f"Document field `{column['name']}`: {kind} in the"
-                f" documents seen by sync, `{column['type']}` here (null where a"
+                "name": jinja_text(column["name"]),
+                "description": f"Document field {dbt_code(column['name'])}: {kind} in the"
+                f" documents seen by sync, {dbt_code(column['type'])} here (null where a"
                 " document lacks it).",
             }
         )

@@ -17,12 +17,13 @@ files (the layout before generated properties) are moved out by ``sync``.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from python_helpers import connectors
+from python_helpers.escaping import jinja_literal
 from python_helpers.project import model_templates
+from python_helpers.project.code_check import file_problem
 from python_helpers.project.columns import properties_text
 from python_helpers.project.model_names import MODELS_DIR, ModelNames, topic_models
 from python_helpers.project.notification_groups import ScanSource, scan_sources
@@ -73,13 +74,13 @@ def _templates(
     keys = list(spec.primary_key)
     keyed = common | {
         "key_list": ", ".join(keys),
-        "unique_key": repr(keys),
-        "merge_key": repr([*keys, "valid_from_position"]),
+        "unique_key": jinja_literal(keys),
+        "merge_key": jinja_literal([*keys, "valid_from_position"]),
         "snapshot_deletes": settings.get("snapshot_deletes"),
         "snapshot_scans": scans.get("snapshot_scans"),
         "scans_model": scans.get("scans_model"),
         "column_configs": {
-            name: json.dumps(value)
+            name: jinja_literal(value)
             for name, value in column_settings.model_configs(settings).items()
         },
     }
@@ -125,7 +126,7 @@ def _scan_fields(source: ScanSource, names: dict[str, ModelNames]) -> dict[str, 
     """The fields of a merged model that reads the snapshot scans of its
     topic's notification topic (notification_groups.py)."""
     scans = {"model": names[source.notification_topic].current, "table": source.data_collection}
-    return {"snapshot_scans": json.dumps(scans).replace('"', "'"), "scans_model": scans["model"]}
+    return {"snapshot_scans": jinja_literal(scans), "scans_model": scans["model"]}
 
 
 def properties_path(names: ModelNames) -> Path:
@@ -143,12 +144,15 @@ def wanted_files(
     specs: dict[str, TopicSpec],
     settings: dict[str, dict[str, Any]],
     every: dict[str, TopicSpec] | None = None,
+    failed: dict[str, str] | None = None,
 ) -> dict[Path, str]:
     """The text of every generated file of the topics in ``specs`` (by
     path): each generated model where its file is, else where a new one
     goes (``ModelNames.path``), and each topic's generated properties.
     ``every``: all the project's topics (default ``specs``), which the
-    transaction groups are made of, also when a landing holds only some."""
+    transaction groups are made of, also when a landing holds only some.
+    ``failed``: where a topic whose files fail ``code_check`` is noted (by
+    topic, with the reason); its files are left out."""
     every = {**(every or {}), **specs}
     models = topic_models(project)
     paths = {path.stem: path for path in (project / MODELS_DIR).rglob("*.sql")}
@@ -172,11 +176,19 @@ def wanted_files(
         source = scans.get(topic)
         scan_fields = _scan_fields(source, all_names) if source else {}
         templates = _templates(spec, names, generated, declared, group_fields, scan_fields)
+        texts: dict[Path, str] = {}
         for layer, (template, fields) in templates.items():
             path = paths.get(getattr(names, layer), project / names.path(layer))
-            wanted[path] = model_templates.render(template, **fields)
+            texts[path] = model_templates.render(template, **fields)
         entries = model_entries(spec, names, generated)
-        wanted[project / properties_path(names)] = properties_text(entries, PROPERTIES_HEADER)
+        texts[project / properties_path(names)] = properties_text(entries, PROPERTIES_HEADER)
+        problems = [(p, why) for p, text in texts.items() if (why := file_problem(p.name, text))]
+        if problems:
+            path, why = problems[0]
+            if failed is not None:
+                failed[topic] = f"its generated {path.name} would not be safe to parse ({why})"
+            continue
+        wanted |= texts
     views = sorted(all_names[topic].current for topic in members)
     wanted[project / CONSISTENT_VIEWS] = model_templates.render("consistent_views", views=views)
     return wanted

@@ -15,12 +15,14 @@ from typing import Any
 
 import jinja2
 
+from python_helpers.escaping import jinja_comment, jinja_literal
+
 TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"
 
 
 @cache
 def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATE_DIR),
         variable_start_string="[[",
         variable_end_string="]]",
@@ -34,6 +36,11 @@ def _environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         autoescape=False,
     )
+    # text from the data reaches dbt's Jinja only as a literal or inside a
+    # comment it cannot close (python_helpers/escaping.py)
+    environment.filters["literal"] = jinja_literal
+    environment.filters["comment"] = jinja_comment
+    return environment
 
 
 def render(name: str, **fields: Any) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from python_helpers.escaping import dbt_code, jinja_text
 from python_helpers.schema.metadata_topics import CHANGES
 from python_helpers.spec.generate import TopicSpec, render_spec
 
@@ -74,14 +75,14 @@ def column_name(field: str) -> str:
 def describe(field: str) -> str:
     known = FIELD_DOCS.get(_snake(field))
     if known is None:
-        return f"`source.{field}` of the event, as the connector sent it."
-    return f"`source.{field}` of the event. {known}"
+        return f"{dbt_code('source.' + field)} of the event, as the connector sent it."
+    return f"{dbt_code('source.' + field)} of the event. {known}"
 
 
 def source_columns(spec: TopicSpec) -> list[dict[str, Any]]:
     """Properties entries (name, description) of the topic's source columns."""
     fields: list[str] = render_spec(spec)["source_fields"]
-    return [{"name": column_name(f), "description": describe(f)} for f in fields]
+    return [{"name": jinja_text(column_name(f)), "description": describe(f)} for f in fields]
 
 
 # layers whose models carry the source columns (quarantine and heartbeats

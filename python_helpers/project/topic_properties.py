@@ -15,6 +15,7 @@ from typing import Any
 
 from python_helpers import connectors
 from python_helpers.connectors import DOCUMENTS, mongodb
+from python_helpers.escaping import dbt_code, jinja_text
 from python_helpers.project.columns import (
     BASE_VERDICT,
     CURRENT_OPS,
@@ -38,9 +39,13 @@ from python_helpers.project.columns import (
     described,
     document_columns,
     extra_columns,
+    key_list,
+    key_tests_by_column,
     metadata_columns,
     model_meta,
     row_columns,
+    row_names,
+    test_names,
 )
 from python_helpers.project.model_names import ModelNames
 from python_helpers.project.source_columns import add_source_columns
@@ -195,7 +200,7 @@ def _row_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str, Any]
     """Models of a topic of row images (PostgreSQL, MySQL, SQL Server, CDL)."""
     heartbeats = has_heartbeats(spec)
     metadata = STAGING_METADATA + extra_columns(spec)
-    key_list = ", ".join(spec.primary_key)
+    keys = key_list(list(spec.primary_key))
     entries: dict[str, dict[str, Any]] = {
         "base": {
             "name": names.base,
@@ -228,7 +233,7 @@ def _row_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str, Any]
         "state": {
             "name": names.state,
             "description": f"Merged state of topic `{spec.topic}`: one row per"
-            f" {key_list} ever seen, the newest change in source order; a deleted"
+            f" {keys} ever seen, the newest change in source order; a deleted"
             " key keeps its delete as a row (`_cdc_op = 'd'`, a delete marker) so"
             " that an older event landing later cannot bring it back. Purge old"
             " markers with `dbt run-operation cdc_purge_delete_markers`.",
@@ -240,7 +245,7 @@ def _row_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str, Any]
         "current": {
             "name": names.current,
             "description": f"Current state of topic `{spec.topic}`:"
-            f" one row per {key_list}, creates, updates and deletes applied in"
+            f" one row per {keys}, creates, updates and deletes applied in"
             " source order (see cdc_source_position). A view of"
             f" `{names.state}` without its delete markers; with the variable"
             " `cdc_soft_deletes: true` deleted keys stay, flagged `is_deleted`.",
@@ -265,28 +270,35 @@ def _row_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str, Any]
             + metadata_columns(MERGED_METADATA, None),
         },
     }
-    if len(spec.primary_key) > 1:
+    if not key_tests_by_column(list(spec.primary_key)):
+        columns = test_names(list(spec.primary_key))
         for layer in ("state", "current", "consistent"):
             entries[layer]["data_tests"] = [
-                {"cdc_unique_combination": {"arguments": {"columns": list(spec.primary_key)}}}
+                {"cdc_unique_combination": {"arguments": {"columns": columns}}}
             ]
     return entries
 
 
 def _changes(spec: TopicSpec, names: ModelNames) -> dict[str, Any]:
-    key_list = ", ".join(spec.primary_key)
-    values = [c for c in row_columns(spec, key_tests=False) if c["name"] not in spec.primary_key]
+    keys = key_list(list(spec.primary_key))
+    names_of = {jinja_text(name): name for name in row_names(spec)}
+    values = [
+        c
+        for c in row_columns(spec, key_tests=False)
+        if names_of.get(c["name"], c["name"]) not in spec.primary_key
+    ]
     previous = [
         {
             "name": f"_cdc_previous_{column['name']}",
-            "description": f"The key's previous value of source column `{column['name']}`"
+            "description": "The key's previous value of source column"
+            f" {dbt_code(names_of.get(column['name'], column['name']))}"
             " (null for an insert or an upsert).",
         }
         for column in values
     ]
     return {
         "name": names.changes,
-        "description": f"Change feed of topic `{spec.topic}`: one row per {key_list} that a"
+        "description": f"Change feed of topic `{spec.topic}`: one row per {keys} that a"
         f" run inserted, updated or deleted in `{names.state}` (`_cdc_change`), with its new"
         " values and its previous ones (`_cdc_previous_*`), appended run by run. A"
         " downstream incremental model reads the rows newer than the newest"
@@ -296,7 +308,9 @@ def _changes(spec: TopicSpec, names: ModelNames) -> dict[str, Any]:
         "data_tests": [
             {
                 "cdc_unique_combination": {
-                    "arguments": {"columns": [*spec.primary_key, "_cdc_invocation_id"]}
+                    "arguments": {
+                        "columns": [*test_names(list(spec.primary_key)), "_cdc_invocation_id"]
+                    }
                 }
             }
         ],
@@ -331,11 +345,11 @@ def _version_columns() -> list[dict[str, Any]]:
 
 
 def _history(spec: TopicSpec, names: ModelNames) -> dict[str, Any]:
-    key_list = ", ".join(spec.primary_key)
+    keys = key_list(list(spec.primary_key))
     return {
         "name": names.history,
         "description": f"History of topic `{spec.topic}` (SCD type 2): one row per"
-        f" version of each {key_list}, opened by a create, snapshot read or update and"
+        f" version of each {keys}, opened by a create, snapshot read or update and"
         " closed by the key's next change or a truncate, in source order. Late events"
         " split the version they fall in; a re-sent event opens no second version."
         f" Its open versions (`is_current`) equal `{names.current}`.",
@@ -343,7 +357,9 @@ def _history(spec: TopicSpec, names: ModelNames) -> dict[str, Any]:
         "data_tests": [
             {
                 "cdc_unique_combination": {
-                    "arguments": {"columns": [*spec.primary_key, "valid_from_position"]}
+                    "arguments": {
+                        "columns": [*test_names(list(spec.primary_key)), "valid_from_position"]
+                    }
                 }
             }
         ],

@@ -49,7 +49,8 @@ from typing import Any
 import yaml
 
 from python_helpers.engine.sql_engine import SqlEngine
-from python_helpers.land.raw_store import DUPLICATES_TABLE, MANIFEST_TABLE, RAW_SCHEMA, quote
+from python_helpers.escaping import spark_string
+from python_helpers.land.raw_store import DUPLICATES_TABLE, MANIFEST_TABLE, RAW_SCHEMA
 from python_helpers.project.naming import raw_table_name
 
 PROCEDURES = "spark_catalog.system"
@@ -157,7 +158,7 @@ def existing(engine: SqlEngine, tables: Iterable[str]) -> list[str]:
         schema, _, name = table.partition(".")
         by_schema.setdefault(schema, []).append(name)
     for schema, names in sorted(by_schema.items()):
-        if not engine.sql(f"show databases like '{quote(schema)}'"):
+        if not engine.sql(f"show databases like {spark_string(schema)}"):
             continue
         present = {row["tableName"] for row in engine.sql(f"show tables in {schema}")}
         found += [f"{schema}.{name}" for name in names if name in present]
@@ -169,7 +170,7 @@ def health(engine: SqlEngine, tables: list[str]) -> list[TableHealth]:
     if not tables:
         return []
     query = "\nunion all\n".join(
-        f"select '{quote(t)}' as name, count(*) as snapshots,"
+        f"select {spark_string(t)} as name, count(*) as snapshots,"
         " max_by(summary['total-data-files'], committed_at) as data_files,"
         " max_by(summary['total-delete-files'], committed_at) as delete_files"
         f" from {t}.snapshots"

@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from python_helpers.engine.sql_engine import SqlEngine
-from python_helpers.land.raw_store import RAW_SCHEMA, LandingReport, create_table, quote
+from python_helpers.escaping import spark_string
+from python_helpers.land.raw_store import RAW_SCHEMA, LandingReport, create_table
 
 METRICS_TABLE = f"{RAW_SCHEMA}._run_metrics"
 COLUMNS = (
@@ -178,7 +179,7 @@ def add_staged(
             continue
         commit = "unix_micros(max(_cdc_source_committed_at))" if relation.commit_time else "null"
         parts.append(
-            f"select '{quote(topic)}' as topic, _quarantine_reason as reason,"
+            f"select {spark_string(topic)} as topic, _quarantine_reason as reason,"
             f" count(*) as records, {commit} as newest"
             f" from {relation.base} where _staged_at >= {_literal(since)}"
             " group by _quarantine_reason"
@@ -218,13 +219,13 @@ def add_keys(
     if not topics:
         return
     written = "\nunion all\n".join(
-        f"select '{quote(t)}' as topic, count(*) as written,"
+        f"select {spark_string(t)} as topic, count(*) as written,"
         " count_if(_cdc_op = 'd') as deleted"
         f" from {relations[t].state} where _staged_at >= {_literal(since)}"
         for t in topics
     )
     replaced = "\nunion all\n".join(
-        f"select '{quote(t)}' as topic,"
+        f"select {spark_string(t)} as topic,"
         " sum(cast(coalesce(summary['added-position-deletes'], '0') as bigint)) as replaced"
         f" from {relations[t].state}.snapshots"
         f" where committed_at >= {_literal(since)}"
@@ -275,9 +276,9 @@ def _value(value: Any, kind: str) -> str:
     if isinstance(value, datetime):
         return _literal(value)
     if isinstance(value, dict):
-        return f"'{quote(json.dumps(value, sort_keys=True))}'"
+        return spark_string(json.dumps(value, sort_keys=True))
     if isinstance(value, str):
-        return f"'{quote(value)}'"
+        return spark_string(value)
     return repr(value) + ("L" if kind == "bigint" else "")
 
 

@@ -112,6 +112,14 @@ def refuse_old_state(state: Path) -> None:
 
 
 def sync_step(args: argparse.Namespace) -> int:
+    """``sync`` alone: exit code 1 when a topic was left out (the others
+    were synced)."""
+    code, left_out = synced(args)
+    return code or (1 if left_out else 0)
+
+
+def synced(args: argparse.Namespace) -> tuple[int, dict[str, str]]:
+    """Sync: (exit code, the topics left out with why; the others go on)."""
     try:
         result = sync(
             Path(args.project),
@@ -123,9 +131,11 @@ def sync_step(args: argparse.Namespace) -> int:
         )
     except (ProjectError, PropertiesError, FileExistsError, SpecError) as error:
         print(f"error: sync left the project unchanged past this point: {error}", file=sys.stderr)
-        return 1
+        return 1, {}
     for topic, reason in sorted(result.skipped.items()):
         print(f"skipped {topic}: {reason}", file=sys.stderr)
+    for topic, reason in sorted(result.failed.items()):
+        print(f"error: topic {topic!r} left out, the others go on: {reason}", file=sys.stderr)
     if not args.check:
         build_plan.add(state_dir(), result.respecified, respecified=True)
     if result.rebuild and not args.check:
@@ -140,9 +150,9 @@ def sync_step(args: argparse.Namespace) -> int:
             stale = ", ".join(str(path) for path in paths[:5])
             more = f" and {len(paths) - 5} more" if len(paths) > 5 else ""
             print(f"out of date: {stale}{more}; run `python -m python_helpers sync`")
-            return 1
+            return 1, result.failed
         print("generated schemas are up to date")
-        return 0
+        return 0, result.failed
     print(
         f"{len(result.specs)} topic(s) synced ({result.files_unchanged} with nothing new,"
         f" {result.bytes_scanned / 1e6:.1f} MB scanned); generated schemas "
@@ -156,7 +166,7 @@ def sync_step(args: argparse.Namespace) -> int:
         print(f"regenerated {path}")
     for path in result.moved:
         print(f"moved the properties of generated models out of {path} (now generated)")
-    return 0
+    return 0, result.failed
 
 
 Stopping = Callable[[], bool]
@@ -178,7 +188,7 @@ def run_once(
     steps: list[tuple[str, float]] = []
     started = time.monotonic()
     run_started = datetime.now(UTC)
-    code = sync_step(args)
+    code, left_out = synced(args)
     steps.append(("sync", time.monotonic() - started))
     if code or stopping():
         return code, []
@@ -208,6 +218,7 @@ def run_once(
         visible_first = tail is not None and tail.defers
         if not _build(args, dbt, dbt_args, planned, steps, started, record, visible_first):
             record.keep(time.monotonic() - started)
+            _say_left_out(left_out)
             return 1, list(record.rows.values())
     if args.show and planned.args is not None:
         from python_helpers.engine.show import built_current_models, show_results
@@ -224,7 +235,14 @@ def run_once(
     maintain_after(tail.take() if tail is not None else record.rows, dbt)
     steps.append(("maintenance", time.monotonic() - started))
     finished = _export(args) or _done(started, steps)
-    return checked or finished, rows
+    return checked or finished or _say_left_out(left_out), rows
+
+
+def _say_left_out(left_out: dict[str, str]) -> int:
+    """The run's last word on the topics sync left out: 1 when there are some."""
+    for topic, reason in sorted(left_out.items()):
+        print(f"error: topic {topic!r} was left out of this run: {reason}", file=sys.stderr)
+    return 1 if left_out else 0
 
 
 def run_checks(dbt: DbtSession, dbt_args: list[str]) -> int:
@@ -295,12 +313,28 @@ def _build(
     if not result.success:
         if result.exception is not None:  # dbt could not start: say why
             print(f"dbt failed: {result.exception}", file=sys.stderr)
+        _say_failed_nodes(result)
         return False
     build_plan.succeeded(state_dir(), Path("."), planned)
     if args.freshness:
         _source_freshness(dbt, dbt_args, planned.topics if planned.narrowed else None)
         steps.append(("freshness", time.monotonic() - started))
     return True
+
+
+def _say_failed_nodes(result: Any) -> None:
+    """After a build that failed: which topics' nodes failed, and the first
+    line of why (dbt built every node that did not depend on them)."""
+    for item in getattr(result.result, "results", None) or []:
+        if str(item.status) not in ("error", "fail"):
+            continue
+        meta = (getattr(item.node, "config", None) or {}).get("meta") or {}
+        topic = meta.get("cdc_topic") or "(no topic)"
+        why = str(item.message or "").strip().splitlines()[:1]
+        print(
+            f"error: topic {topic!r}: {item.node.name} {item.status}: {why[0] if why else ''}",
+            file=sys.stderr,
+        )
 
 
 def _export(args: argparse.Namespace) -> int:

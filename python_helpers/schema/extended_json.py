@@ -28,6 +28,8 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any
 
+from python_helpers.escaping import spark_identifier
+
 # Kinds and the Spark type each decodes to (doc/array/decimal are built).
 SPARK_TYPES = {
     "null": "string",
@@ -82,7 +84,9 @@ class DocType:
     def spark_type(self) -> str:
         """The Spark SQL type a value of this type decodes to."""
         if self.kind == "doc":
-            inner = ", ".join(f"`{name}`: {kind.spark_type()}" for name, kind in self.fields)
+            inner = ", ".join(
+                f"{spark_identifier(name)}: {kind.spark_type()}" for name, kind in self.fields
+            )
             return f"struct<{inner}>" if inner else "string"
         if self.kind == "array":
             return f"array<{(self.items or NULL).spark_type()}>"

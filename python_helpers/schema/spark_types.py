@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from python_helpers.escaping import spark_identifier
 from python_helpers.schema.connect_schema import ConnectSchema, SchemaError
 
 SPARK_MAX_PRECISION = 38
@@ -138,16 +139,11 @@ class DecodedColumn:
     values: dict[str, Any] | None = None
 
 
-def quote_identifier(name: str) -> str:
-    """Backtick-quote a field name for Spark DDL."""
-    return "`" + name.replace("`", "``") + "`"
-
-
 def raw_type(schema: ConnectSchema) -> str:
     """The Spark DDL type ``from_json`` uses to read this node's JSON."""
     if schema.type == "struct":
         inner = ", ".join(
-            f"{quote_identifier(f.name)}: {raw_type(f.schema)}" for f in schema.fields
+            f"{spark_identifier(f.name)}: {raw_type(f.schema)}" for f in schema.fields
         )
         return f"struct<{inner}>"
     if schema.type == "array":
@@ -167,7 +163,7 @@ def fields_ddl(schema: ConnectSchema) -> str:
     """DDL of a struct's fields, the form ``from_json`` takes as a schema."""
     if schema.type != "struct":
         raise ValueError("only a struct schema has a field list")
-    return ", ".join(f"{quote_identifier(f.name)} {raw_type(f.schema)}" for f in schema.fields)
+    return ", ".join(f"{spark_identifier(f.name)} {raw_type(f.schema)}" for f in schema.fields)
 
 
 def describe(schema: ConnectSchema) -> str:
@@ -192,7 +188,7 @@ def decoder(schema: ConnectSchema, path: str = "$", decimal_format: str = BASE64
         )
         if all(child.decoder == "none" for _, child in fields):
             return Decoder("none", raw, raw)
-        inner = ", ".join(f"{quote_identifier(name)}: {child.type}" for name, child in fields)
+        inner = ", ".join(f"{spark_identifier(name)}: {child.type}" for name, child in fields)
         return Decoder("struct", raw, f"struct<{inner}>", fields=fields)
     if schema.type == "array":
         assert schema.items is not None

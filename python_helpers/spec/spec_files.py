@@ -16,6 +16,7 @@ import hashlib
 import json
 from pathlib import Path
 
+from python_helpers.escaping import jinja_comment, raw_json
 from python_helpers.spec.generate import (
     SpecError,
     TopicSpec,
@@ -57,8 +58,9 @@ def spec_path(project: Path, topic: str) -> Path:
 def render_file(spec: TopicSpec) -> str:
     """The full text of one topic's spec file (the same spec, the same bytes)."""
     item = {"topic": spec.topic, **render_spec(spec)}
-    body = json.dumps(item, indent=1, ensure_ascii=False)
-    return BODY.format(first=FIRST_LINE, topic=spec.topic, macro=macro_name(spec.topic), json=body)
+    topic = jinja_comment(spec.topic)
+    body = raw_json(item)
+    return BODY.format(first=FIRST_LINE, topic=topic, macro=macro_name(spec.topic), json=body)
 
 
 def read_file(text: str) -> TopicSpec:

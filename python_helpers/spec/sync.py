@@ -21,10 +21,12 @@ from python_helpers import connectors
 from python_helpers.connectors.mongodb import KEY_FIELD, envelope_schema
 from python_helpers.land.landing import (
     LandingFile,
+    refused_dirs,
     topic_dirs,
     topic_files,
 )
 from python_helpers.project import generated_models
+from python_helpers.project.code_check import file_problem
 from python_helpers.project.project_check import check_project
 from python_helpers.project.scaffold import scaffold_all
 from python_helpers.project.topic_properties import history_unsupported, topic_layers
@@ -48,6 +50,10 @@ class SyncResult:
 
     specs: dict[str, TopicSpec] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
+    # topics left out because something of theirs is wrong (a landing folder
+    # that is no topic, a declaration, generated code that would not be
+    # safe): every other topic goes on; a run ends non-zero naming them
+    failed: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     # topics whose table types changed in a way no incremental build can
     # apply (quarantined versions widened: schema_changes became widen):
@@ -357,6 +363,31 @@ def spec_for_topic(
     return spec, None
 
 
+def _leave_out_unsafe(
+    project: Path,
+    result: SyncResult,
+    specs: dict[str, TopicSpec],
+    settings: dict[str, dict[str, Any]],
+) -> None:
+    """Leave out of this sync the topics whose spec file or generated files
+    fail ``code_check`` (noted in ``result.failed``): a topic keeps the spec
+    it had (its new schema versions wait), a new one gets no files."""
+    found: dict[str, str] = {}
+    for topic, spec in result.specs.items():
+        if (why := file_problem("spec.sql", spec_files.render_file(spec))) is not None:
+            found[topic] = f"its generated spec would not be safe to parse ({why})"
+    candidates = {t: s for t, s in result.specs.items() if t not in found}
+    generated_models.wanted_files(project, candidates, settings, specs, failed=found)
+    for topic, why in found.items():
+        result.failed[topic] = why
+        del result.specs[topic]
+        if spec_files.spec_path(project, topic).exists():
+            stored = spec_files.read_file(spec_files.spec_path(project, topic).read_text("utf-8"))
+            specs[topic] = stored
+        else:
+            specs.pop(topic, None)
+
+
 def sync(
     project: Path,
     landing: Path,
@@ -374,9 +405,16 @@ def sync(
     state_path = None if check or state_dir is None else state_dir / STATE_FILE
     state = ScanState.load(state_path, spec_files.digest(project))
     dirs = topic_dirs(landing)
+    result.failed.update(refused_dirs(landing))
     keys = primary_keys or {}
-    # each topic's declaration (a wrong setting stops sync, naming the file)
-    configs = {d.name: _validated(declarations.declared(project, d)) for d in dirs}
+    # each topic's declaration (a wrong setting leaves its topic out, by name)
+    configs: dict[str, Declared] = {}
+    for topic_dir in list(dirs):
+        try:
+            configs[topic_dir.name] = _validated(declarations.declared(project, topic_dir))
+        except SpecError as error:
+            result.failed[topic_dir.name] = str(error)
+            dirs.remove(topic_dir)
     histories = {d.name for d in dirs if _wants_history(configs[d.name])}
     # topics that borrow another topic's schema go after the others
     dirs.sort(key=lambda d: bool(configs[d.name].settings.get("schema_from")))
@@ -435,6 +473,12 @@ def sync(
             )
         specs[spec.topic] = spec
         result.specs[spec.topic] = spec
+    settings = {
+        topic: _declaration(configs[topic], spec, keys.get(topic, ())).settings
+        for topic, spec in result.specs.items()
+        if topic in configs
+    }
+    _leave_out_unsafe(project, result, specs, settings)
     wanted = [
         _declaration(configs[topic], spec, keys.get(topic, ()))
         for topic, spec in sorted(result.specs.items())

@@ -594,7 +594,7 @@ def _full_landing(
         if topic.name in generated:
             shutil.copytree(topic, landing / topic.name)
         else:
-            (landing / topic.name).symlink_to(topic.resolve(), target_is_directory=True)
+            link_topic(topic, landing / topic.name)
     prop.write_records(landing / prop.TOPIC / "generated-first-kcat.jsonl", delivery.first)
     prop.write_records(landing / prop.TOPIC / "generated-rest-kcat.jsonl", delivery.rest)
     notices = landing / prop.NOTIFICATIONS_TOPIC
@@ -616,6 +616,12 @@ CRASH_TOPICS = (
 )
 
 
+def link_topic(source: Path, target: Path) -> None:
+    """A topic folder put in another landing without copying its bytes:
+    its files hard-linked (a symbolic link out of a landing is refused)."""
+    shutil.copytree(source, target, copy_function=os.link)
+
+
 def _crash_landing(root: Path, full: Path) -> Path:
     """The full landing's CRASH_TOPICS alone (linked): what the crashed
     attempts land; the crash points are reached as soon on it, at a
@@ -623,7 +629,7 @@ def _crash_landing(root: Path, full: Path) -> Path:
     landing = root / "crashing"
     landing.mkdir()
     for topic in CRASH_TOPICS:
-        (landing / topic).symlink_to((full / topic).resolve(), target_is_directory=True)
+        link_topic(full / topic, landing / topic)
     return landing
 
 

@@ -11,7 +11,7 @@
     {%- if kind == 'doc' and doc_type.fields -%}
         if({{ value }} is null, null, named_struct(
             {%- for field in doc_type.fields %}
-            '{{ field[0] }}', {{ _mongo_decode(value ~ '.`S' ~ field[0] ~ '`', field[1], n ~ '_' ~ loop.index) }}
+            {{ cdc_string(field[0]) }}, {{ _mongo_decode(value ~ '.' ~ cdc_ident('S' ~ field[0]), field[1], n ~ '_' ~ loop.index) }}
             {{- "," if not loop.last }}
             {%- endfor %}
         ))

@@ -46,8 +46,8 @@
         replayed._id,
         -- document fields, typed
         {%- for column in spec.document_columns %}
-        {{ _mongo_decode('replayed._parsed.`S' ~ column.name ~ '`', column.doc_type,
-            'c' ~ loop.index) }} as `{{ column.name }}`,
+        {{ _mongo_decode('replayed._parsed.' ~ cdc_ident('S' ~ column.name), column.doc_type,
+            'c' ~ loop.index) }} as {{ cdc_ident(column.name) }},
         {%- endfor %}
         -- the whole document, and what the replay could not apply
         {{ _mongo_compact(_mongo_untag('replayed._document')) }} as _document,
@@ -60,7 +60,7 @@
     from (
         select
             applied.*,
-            from_json(applied._document, '{{ spec.document_parse_type }}') as _parsed
+            from_json(applied._document, {{ cdc_string(spec.document_parse_type) }}) as _parsed
         from (
             select
                 started._id,
@@ -142,7 +142,7 @@
         ) filter (where changes._kind = 'poison' and {{ after_reset }}) as _first_poison,
         max_by(named_struct(
             {%- for name in metadata %}
-            '{{ name }}', changes.{{ name }}{{ "," if not loop.last }}
+            {{ cdc_string(name) }}, changes.{{ cdc_ident(name) }}{{ "," if not loop.last }}
             {%- endfor %}
         ), changes._cdc_position) as _newest
     from (

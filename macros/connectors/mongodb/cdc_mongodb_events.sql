@@ -89,7 +89,7 @@
                         {{ _cdc_parse_value('landed.kafka_value', spec.value_type)
                             | indent(24) }} as _message,
                         from_json(
-                            landed.kafka_key, '{{ _cdc_wrapper_type(spec.key_type, false) }}'
+                            landed.kafka_key, {{ cdc_string(_cdc_wrapper_type(spec.key_type, false)) }}
                         ) as _key_message
                     from {{ relation }} as landed
                     where {{ cdc_new_batches_filter('landed.landing_batch') }}

@@ -7,7 +7,7 @@
     unique_key=['id'],
     cdc_delete_markers=true,
     cdc_snapshot_deletes=true,
-    cdc_ignore_null_updates=["qty"],
+    cdc_ignore_null_updates=['qty'],
     cdc_snapshot_scans={'model': 'debezium__proptest_notifications', 'table': 'public.items'}
 ) }}
 -- depends_on: {{ ref('debezium__proptest_notifications') }}

@@ -6,7 +6,7 @@
 {{ config(
     unique_key=['account_id'],
     cdc_delete_markers=true,
-    cdc_ignore_null_updates=["owner"]
+    cdc_ignore_null_updates=['owner']
 ) }}
 
 with

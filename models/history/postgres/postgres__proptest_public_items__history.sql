@@ -5,7 +5,7 @@
 {{ config(
     unique_key=['id', 'valid_from_position'],
     cdc_snapshot_deletes=true,
-    cdc_ignore_null_updates=["qty"],
+    cdc_ignore_null_updates=['qty'],
     cdc_snapshot_scans={'model': 'debezium__proptest_notifications', 'table': 'public.items'}
 ) }}
 -- depends_on: {{ ref('debezium__proptest_notifications') }}

@@ -4,8 +4,8 @@
 {#- one row per version of each account_id. -#}
 {{ config(
     unique_key=['account_id', 'valid_from_position'],
-    cdc_ignore_null_updates=["owner"],
-    cdc_history_columns={"track": ["balance"]}
+    cdc_ignore_null_updates=['owner'],
+    cdc_history_columns={'track': ['balance']}
 ) }}
 
 with

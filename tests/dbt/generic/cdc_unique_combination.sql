@@ -8,19 +8,19 @@ with
 
 keyed as (
     select
-        {% for column in columns %}`{{ column }}`{{ "," if not loop.last }}
+        {% for column in columns %}{{ cdc_ident(column) }}{{ "," if not loop.last }}
         {% endfor %}
     from {{ model }}
 ),
 
 final as (
     select
-        {% for column in columns %}`{{ column }}`,
+        {% for column in columns %}{{ cdc_ident(column) }},
         {% endfor %}
         count(*) as occurrences
     from keyed
-    group by {% for column in columns %}`{{ column }}`{{ ", " if not loop.last }}{% endfor %}
-    having count(*) > 1 or {% for column in columns %}`{{ column }}` is null{{ " or " if not loop.last }}{% endfor %}
+    group by {% for column in columns %}{{ cdc_ident(column) }}{{ ", " if not loop.last }}{% endfor %}
+    having count(*) > 1 or {% for column in columns %}{{ cdc_ident(column) }} is null{{ " or " if not loop.last }}{% endfor %}
 )
 
 select * from final
