@@ -80,11 +80,13 @@ _OPENER = re.compile(r"\{")
 
 def jinja_text(text: str) -> str:
     """``text`` for a place dbt renders as Jinja (a description): rendered,
-    it is ``text`` again; nothing in it opens a tag."""
-    if "{" not in text and "}" not in text:
-        return text
-    # a lone '}' is inert, but '}}' after an escaped '{' would read oddly
-    return _OPENER.sub("{{ '{' }}", text)
+    it is ``text`` again; nothing in it opens a tag. Jinja also rewrites
+    carriage returns and drops a last line break of its template text:
+    those are written as expressions too."""
+    escaped = _OPENER.sub("{{ '{' }}", text).replace("\r", "{{ '\\r' }}")
+    if escaped.endswith("\n"):
+        escaped = escaped[:-1] + "{{ '\\n' }}"
+    return escaped
 
 
 def jinja_comment(text: str) -> str:

@@ -145,7 +145,11 @@
         from (
             select
                 normalized.*,
-                if(normalized._event.op = 'd', normalized._event.before, normalized._event.after)
+                {%- set row = "if(normalized._event.op = 'd', normalized._event.before,"
+                    ~ " normalized._event.after)" %}
+                {#- a column renamed for Spark (column_names): the row is cast to the
+                    Spark names, by position (the names alone would be ambiguous) -#}
+                {{ ('cast(' ~ row ~ ' as ' ~ spec.row_type ~ ')') if spec.row_type else row }}
                     as _row
             from (
                 select
@@ -253,7 +257,7 @@
 {% macro _cdc_version_checks(spec) -%}
     {%- set table_types = {} -%}
     {%- for column in spec.columns -%}
-        {%- do table_types.update({column.name: column.raw_type}) -%}
+        {%- do table_types.update({column.source_name or column.name: column.raw_type}) -%}
     {%- endfor -%}
     {%- set checks = {} -%}
     {%- for version, columns in (spec.version_columns or {}).items() -%}
@@ -396,7 +400,7 @@
 {% macro _cdc_mismatched_columns(value, spec) -%}
     {%- set columns = {} -%}
     {%- for column in spec.columns -%}
-        {%- do columns.update({column.name: column.raw_type}) -%}
+        {%- do columns.update({column.source_name or column.name: column.raw_type}) -%}
     {%- endfor -%}
     {{ _cdc_unreadable_columns(spec, value, columns) }}
 {%- endmacro %}

@@ -88,10 +88,17 @@ def row_columns(spec: TopicSpec, key_tests: bool) -> list[dict[str, Any]]:
     by_column = key_tests and key_tests_by_column(list(spec.primary_key))
     for item in row_schema(spec.value_schema).fields:
         decoded = decode_column(item.name, item.schema, spec.decimal_format)
+        spark = spec.spark_name(item.name)
+        renamed = (
+            ""
+            if spark == item.name
+            else " Named apart from another column Spark cannot tell it from (its declaration's"
+            " `column_names` says so; choose another name there)."
+        )
         column: dict[str, Any] = {
-            "name": jinja_text(item.name),
+            "name": jinja_text(spark),
             "description": f"Source column {dbt_code(item.name)}: {dbt_code(decoded.connect_type)}"
-            f" in Kafka Connect, {dbt_code(decoded.type)} here.",
+            f" in Kafka Connect, {dbt_code(decoded.type)} here.{renamed}",
         }
         if by_column and item.name in spec.primary_key:
             column["data_tests"] = ["not_null", "unique"]

@@ -81,7 +81,7 @@ def _templates(
         "scans_model": scans.get("scans_model"),
         "column_configs": {
             name: jinja_literal(value)
-            for name, value in column_settings.model_configs(settings).items()
+            for name, value in column_settings.model_configs(settings, spec.column_names).items()
         },
     }
     base: tuple[str, dict[str, Any]]

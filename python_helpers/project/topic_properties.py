@@ -15,7 +15,7 @@ from typing import Any
 
 from python_helpers import connectors
 from python_helpers.connectors import DOCUMENTS, mongodb
-from python_helpers.escaping import dbt_code, jinja_text
+from python_helpers.escaping import dbt_code
 from python_helpers.project.columns import (
     BASE_VERDICT,
     CURRENT_OPS,
@@ -281,20 +281,19 @@ def _row_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str, Any]
 
 def _changes(spec: TopicSpec, names: ModelNames) -> dict[str, Any]:
     keys = key_list(list(spec.primary_key))
-    names_of = {jinja_text(name): name for name in row_names(spec)}
+    sources = row_names(spec)
     values = [
-        c
-        for c in row_columns(spec, key_tests=False)
-        if names_of.get(c["name"], c["name"]) not in spec.primary_key
+        (column, source)
+        for column, source in zip(row_columns(spec, key_tests=False), sources, strict=True)
+        if source not in spec.primary_key
     ]
     previous = [
         {
             "name": f"_cdc_previous_{column['name']}",
-            "description": "The key's previous value of source column"
-            f" {dbt_code(names_of.get(column['name'], column['name']))}"
+            "description": f"The key's previous value of source column {dbt_code(source)}"
             " (null for an insert or an upsert).",
         }
-        for column in values
+        for column, source in values
     ]
     return {
         "name": names.changes,

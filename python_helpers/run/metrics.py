@@ -131,6 +131,31 @@ def topic_relations(nodes: dict[str, dict[str, Any]]) -> dict[str, TopicRelation
     return relations
 
 
+def built_relations(
+    engine: SqlEngine, relations: dict[str, TopicRelations]
+) -> dict[str, TopicRelations]:
+    """``relations`` without the tables that do not exist (a topic whose
+    first build failed): one topic's failure leaves the others' counts."""
+    names = {r for rel in relations.values() for r in (rel.base, rel.state) if r}
+    schemas = {name.rsplit(".", 1)[0] for name in names}
+    existing = set()
+    for schema in schemas:
+        try:
+            rows = engine.sql(f"show tables in {schema}")
+        except Exception:  # noqa: BLE001 - a schema not yet made holds nothing
+            continue
+        plain = schema.replace("`", "")
+        existing |= {f"{plain}.{row['tableName']}".lower() for row in rows}
+
+    def kept(name: str | None) -> str | None:
+        return name if name and name.replace("`", "").lower() in existing else None
+
+    return {
+        topic: TopicRelations(kept(rel.base), kept(rel.state), rel.commit_time)
+        for topic, rel in relations.items()
+    }
+
+
 def dbt_seconds_by_topic(
     nodes: dict[str, dict[str, Any]], timings: dict[str, float]
 ) -> dict[str, float]:

@@ -52,7 +52,7 @@ class RunRecord:
             engine = open_engine(Path("."))
             if self.since is not None:
                 nodes = metrics.manifest_nodes(Path("target") / "manifest.json")
-                relations = metrics.topic_relations(nodes)
+                relations = metrics.built_relations(engine, metrics.topic_relations(nodes))
                 metrics.add_staged(engine, self.rows, relations, self.since)
                 metrics.add_keys(engine, self.rows, relations, self.since)
                 for topic, seconds in metrics.dbt_seconds_by_topic(nodes, self.timings).items():

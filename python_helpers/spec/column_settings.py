@@ -104,12 +104,20 @@ def check_columns(config: Declared, spec: TopicSpec) -> None:
             raise SpecError(f"{config.origin}: {setting} excepts every column: nothing to track")
 
 
-def model_configs(settings: dict[str, Any]) -> dict[str, Any]:
+def model_configs(settings: dict[str, Any], names: dict[str, str] | None = None) -> dict[str, Any]:
     """The generated models' configs these settings (a topic's declared
-    ones, checked) become, absent ones left out."""
+    ones, checked, naming source columns) become, absent ones left out;
+    ``names``: the topic's renamed columns (source -> Spark), which the
+    configs name by their Spark names."""
+
+    def spark(value: Any) -> Any:
+        if isinstance(value, list):
+            return [(names or {}).get(name, name) for name in value]
+        return {kind: spark(listed) for kind, listed in value.items()}
+
     found: dict[str, Any] = {}
     if settings.get(IGNORE_NULL_UPDATES) is not None:
-        found["cdc_ignore_null_updates"] = settings[IGNORE_NULL_UPDATES]
+        found["cdc_ignore_null_updates"] = spark(settings[IGNORE_NULL_UPDATES])
     if isinstance(settings.get(HISTORY), dict):
-        found["cdc_history_columns"] = settings[HISTORY]
+        found["cdc_history_columns"] = spark(settings[HISTORY])
     return found

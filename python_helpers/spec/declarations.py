@@ -40,6 +40,7 @@ SETTINGS = (
     "ignore_null_updates",
     "changes",
     "notifications_for",
+    "column_names",
 )
 _IMPORTED = re.compile(r"^# imported: ([0-9a-f]{32}) ", re.MULTILINE)
 _HEADER = (

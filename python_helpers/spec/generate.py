@@ -18,6 +18,7 @@ import yaml
 
 from python_helpers import connectors
 from python_helpers.connectors import mongodb
+from python_helpers.escaping import spark_identifier
 from python_helpers.schema.connect_schema import (
     ConnectField,
     ConnectSchema,
@@ -93,6 +94,13 @@ class TopicSpec:
     )
     invalid_versions: dict[str, str] = field(default_factory=dict, compare=False)
     version_columns: dict[str, dict[str, str]] = field(default_factory=dict, compare=False)
+    # source column -> Spark column, for the row columns Spark cannot hold
+    # under their own names (python_helpers.schema.column_names)
+    column_names: dict[str, str] = field(default_factory=dict)
+
+    def spark_name(self, source: str) -> str:
+        """The Spark column of source column ``source``."""
+        return self.column_names.get(source, source)
 
     def with_policy(self, policy: str) -> TopicSpec:
         """This spec under the schema-change ``policy`` (the declaration changed
@@ -138,6 +146,7 @@ class TopicSpec:
             source_table=self.source_table or other.source_table,
             document=document or other.document,
             schema_fingerprints=self.schema_fingerprints | other.schema_fingerprints,
+            column_names=other.column_names | self.column_names,
         )
 
 
@@ -278,20 +287,37 @@ def render_spec(spec: TopicSpec) -> dict[str, Any]:
         "envelope_fields": _envelope_fields(envelope, kind),
         "source_fields": list(source_types),
         "source_types": source_types,
-        "columns": [
-            {
-                k: v
-                for k, v in asdict(decode_column(f.name, f.schema, spec.decimal_format)).items()
-                if v is not None
-            }
-            | _version_scales(spec, f.name)
-            for f in row_schema(spec.value_schema).fields
-        ],
+        "columns": [_column_spec(spec, f) for f in row_schema(spec.value_schema).fields],
+        **_mapped_row(spec),
         "value_schema": _compact(to_block(spec.value_schema)),
         "key_schema": _compact(to_block(spec.key_schema)) if spec.key_schema else None,
         "schema_fingerprints": sorted(spec.schema_fingerprints),
         "decimal_format": spec.decimal_format,
     } | _evolution_spec(spec)
+
+
+def _column_spec(spec: TopicSpec, item: ConnectField) -> dict[str, Any]:
+    """One row column of the spec: its Spark name (``source_name``: the
+    source's, when they differ), types and decoder."""
+    decoded = asdict(decode_column(item.name, item.schema, spec.decimal_format))
+    column = {k: v for k, v in decoded.items() if v is not None}
+    if spec.spark_name(item.name) != item.name:
+        column = {"name": spec.spark_name(item.name), "source_name": item.name} | {
+            k: v for k, v in column.items() if k != "name"
+        }
+    return column | _version_scales(spec, item.name)
+
+
+def _mapped_row(spec: TopicSpec) -> dict[str, Any]:
+    """When columns are renamed: the mapping, and the row image's type
+    under the Spark names (the parsed row is cast to it, by position)."""
+    if not spec.column_names:
+        return {}
+    row = row_schema(spec.value_schema)
+    inner = ", ".join(
+        f"{spark_identifier(spec.spark_name(f.name))}: {raw_type(f.schema)}" for f in row.fields
+    )
+    return {"column_names": dict(spec.column_names), "row_type": f"struct<{inner}>"}
 
 
 def _evolution_spec(spec: TopicSpec) -> dict[str, Any]:
@@ -407,7 +433,7 @@ def spec_from_item(topic: str, item: dict[str, Any]) -> TopicSpec:
         document=DocType.from_json(json.loads(document)) if document else None,
         schema_fingerprints=frozenset(item.get("schema_fingerprints") or ()),
         decimal_scales={
-            column["name"]: dict(column["version_scales"])
+            column.get("source_name", column["name"]): dict(column["version_scales"])
             for column in item.get("columns") or ()
             if column.get("version_scales")
         },
@@ -421,4 +447,5 @@ def spec_from_item(topic: str, item: dict[str, Any]) -> TopicSpec:
         version_columns={
             fp: dict(columns) for fp, columns in (item.get("version_columns") or {}).items()
         },
+        column_names=dict(item.get("column_names") or {}),
     )

@@ -12,6 +12,7 @@ models for topics that have none.
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -30,6 +31,7 @@ from python_helpers.project.code_check import file_problem
 from python_helpers.project.project_check import check_project
 from python_helpers.project.scaffold import scaffold_all
 from python_helpers.project.topic_properties import history_unsupported, topic_layers
+from python_helpers.schema.column_names import ColumnNameError, spark_key, spark_names
 from python_helpers.schema.connect_schema import ConnectSchema, SchemaError, parse_schema
 from python_helpers.schema.metadata_topics import CHANGES, METADATA_CONNECTOR, metadata_schema
 from python_helpers.schema.schema_evolution import POLICIES, QUARANTINE, version_raw_columns
@@ -173,12 +175,51 @@ def _validated(config: Declared) -> Declared:
     limit = config.settings.get("max_value_bytes")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise SpecError(f"{config.origin}: max_value_bytes is {limit!r}; expected bytes, >= 1")
+    _declared_names(config)
+    model_name = config.settings.get("model_name")
+    if model_name is not None and not (
+        isinstance(model_name, str) and re.fullmatch(r"[a-z_][a-z0-9_]*", model_name)
+    ):
+        raise SpecError(
+            f"{config.origin}: model_name is {model_name!r}; expected a lowercase identifier"
+            " (letters, digits, underscores)"
+        )
     key = config.settings.get("primary_key")
     if key is not None and not (
         isinstance(key, str) or (isinstance(key, list) and all(isinstance(k, str) for k in key))
     ):
         raise SpecError(f"{config.origin}: primary_key is {key!r}; expected a column or a list")
     return config
+
+
+def _declared_names(config: Declared) -> dict[str, str]:
+    """The declaration's ``column_names`` ({source column: Spark column}),
+    checked: a wrong one leaves the topic out, naming the file."""
+    value = config.settings.get("column_names") or {}
+    problem = None
+    if not isinstance(value, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and v for k, v in value.items()
+    ):
+        problem = "expected a mapping {source column: Spark column}"
+    elif len({spark_key(v) for v in value.values()}) != len(value):
+        problem = "two source columns map to one Spark column (Spark compares names ignoring case)"
+    if problem is not None:
+        raise SpecError(f"{config.origin}: column_names is {value!r}; {problem}")
+    return dict(value)
+
+
+def _named(spec: TopicSpec, config: Declared, known: TopicSpec | None) -> TopicSpec:
+    """``spec`` with its row columns' Spark names (column_names): the
+    declaration's mapping first, then the stored spec's, then the rule."""
+    if spec.kind != CHANGES or connectors.stages_documents(spec.connector):
+        return spec
+    kept = (known.column_names if known is not None else {}) | _declared_names(config)
+    names = [f.name for f in row_schema(spec.value_schema).fields]
+    try:
+        mapping = spark_names(names, spec.primary_key, kept)
+    except ColumnNameError as error:
+        raise SpecError(str(error)) from None
+    return spec if mapping == spec.column_names else replace(spec, column_names=mapping)
 
 
 def _declaration(config: Declared, spec: TopicSpec, given: tuple[str, ...]) -> Declared:
@@ -188,6 +229,8 @@ def _declaration(config: Declared, spec: TopicSpec, given: tuple[str, ...]) -> D
     key = list(given) or list(_configured_key(settings)) or list(spec.primary_key)
     if key and spec.kind == CHANGES and not connectors.stages_documents(spec.connector):
         settings["primary_key"] = key[0] if len(key) == 1 else key
+    if spec.column_names:
+        settings["column_names"] = dict(spec.column_names)
     return Declared(config.topic, settings, config.origin, config.imported)
 
 
@@ -435,6 +478,14 @@ def sync(
                 rekeyed = replace(specs[topic_dir.name], primary_key=declared_key)
                 specs[topic_dir.name] = result.specs[topic_dir.name] = rekeyed
                 _key_changed(result, stored, rekeyed)
+            try:
+                named = _named(specs[topic_dir.name], config, stored)
+            except SpecError as error:
+                result.failed[topic_dir.name] = str(error)
+                del result.specs[topic_dir.name]
+                specs[topic_dir.name] = stored
+                continue
+            specs[topic_dir.name] = result.specs[topic_dir.name] = named
             continue
         if progress is not None and scanned:
             progress(
@@ -463,6 +514,11 @@ def sync(
                 column_settings.check_columns(configs[topic_dir.name], spec)
         except SpecError as error:
             result.skipped[spec.topic] = str(error)
+            continue
+        try:
+            spec = _named(spec, config, known)
+        except SpecError as error:
+            result.failed[spec.topic] = str(error)
             continue
         if known is not None and known.primary_key and spec.primary_key != known.primary_key:
             _key_changed(result, known, spec)
