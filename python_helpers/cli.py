@@ -271,6 +271,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="--watch: port of the Thrift endpoint it serves the tables on (default: the"
         " cluster target's, CDC_SPARK_PORT else 10000; 0: serve none)",
     )
+    run.add_argument(
+        "--serve-host",
+        default="127.0.0.1",
+        help="--watch: address the Thrift endpoint listens on (127.0.0.1: this machine only);"
+        " another address requires HiveServer2 authentication in the profile"
+        " (docs/watch-and-maintenance.md), else the watch refuses to start",
+    )
     run.add_argument("dbt_args", nargs=argparse.REMAINDER, help="dbt arguments after --")
     run.set_defaults(run=_cmd_run, primary_key=[], check=False)
     thrift_cmd = commands.add_parser(

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from python_helpers.connectors import DOCUMENTS, Connector
+from python_helpers.escaping import spark_identifier
 from python_helpers.schema.connect_schema import ConnectSchema, parse_schema
 from python_helpers.schema.extended_json import EMPTY_DOC, DocType, infer, loads, merge, set_path
 
@@ -141,13 +142,17 @@ def observe(document: DocType | None, payload: dict[str, Any]) -> DocType:
     return merged
 
 
-def tagged_parse_type(kind: DocType) -> str:
+def tagged_parse_type(kind: DocType, names: dict[str, str] | None = None) -> str:
     """The from_json type reading a *tagged* document (every JSON string's
     text prefixed with ``S``, see macros/connectors/mongodb): documents as
-    structs, arrays as arrays, every other value as its JSON text."""
+    structs, arrays as arrays, every other value as its JSON text.
+    ``names``: top-level fields renamed for Spark (the type the parsed
+    document is cast to, by position)."""
     if kind.kind == "doc" and kind.fields:
+        renamed = names or {}
         inner = ", ".join(
-            f"`S{name.replace('`', '``')}`: {tagged_parse_type(t)}" for name, t in kind.fields
+            f"{spark_identifier('S' + renamed.get(name, name))}: {tagged_parse_type(t)}"
+            for name, t in kind.fields
         )
         return f"struct<{inner}>"
     if kind.kind == "array":
@@ -155,11 +160,17 @@ def tagged_parse_type(kind: DocType) -> str:
     return "string"
 
 
-def document_columns(document: DocType) -> list[dict[str, Any]]:
+def document_columns(
+    document: DocType, names: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
     """The typed columns of the current-state model: one per top-level
-    field but ``_id``, with the Spark type and the type tree to decode."""
+    field but ``_id``, with the Spark type and the type tree to decode;
+    ``names``: fields renamed for Spark (their ``source_name`` kept)."""
+    renamed = names or {}
     return [
-        {"name": name, "type": kind.spark_type(), "doc_type": kind.to_json()}
+        {"name": renamed.get(name, name)}
+        | ({"source_name": name} if name in renamed else {})
+        | {"type": kind.spark_type(), "doc_type": kind.to_json()}
         for name, kind in document.fields
         if name != KEY_FIELD
     ]

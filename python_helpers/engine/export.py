@@ -25,8 +25,8 @@ def column_types(engine: SqlEngine, table: str) -> dict[str, str]:
     blank or `#` line: partitioning and details follow)."""
     types: dict[str, str] = {}
     for row in engine.sql(f"describe table {table}"):
-        name = (row["col_name"] or "").strip()
-        if not name or name.startswith("#"):
+        name = row["col_name"] or ""  # not stripped: a column may end in a space
+        if not name.strip() or name.startswith("#"):
             break
         types[name] = row["data_type"]
     return types

@@ -14,6 +14,7 @@ instead: ``export``, ``show``, ``report``, ``maintain``, and dbt through
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 from pathlib import Path
@@ -51,11 +52,45 @@ def state_dir() -> Path:
     return Path(os.environ.get("CDC_STATE_DIR") or DEFAULT_STATE)
 
 
-def serve(spark: SparkSession, state: Path, port: int) -> None:
-    """Start the Thrift endpoint in ``spark`` on ``HOST:port`` and note it."""
+# HiveServer2's authentication modes that check who connects
+AUTHENTICATED = frozenset({"LDAP", "KERBEROS", "CUSTOM", "PAM"})
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine's loopback interface only."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_bind(host: str, conf: dict[str, str]) -> None:
+    """Refuse to serve on an address other machines reach without
+    authentication: ``conf`` (the profile's Spark settings) must set
+    ``hive.server2.authentication`` to one of AUTHENTICATED
+    (docs/watch-and-maintenance.md says how)."""
+    if is_loopback(host):
+        return
+    mode = str(conf.get("hive.server2.authentication", "NONE")).upper()
+    if mode not in AUTHENTICATED:
+        raise RuntimeError(
+            f"refusing to serve the tables on {host}, an address other machines reach, without"
+            f" authentication (hive.server2.authentication is {mode}): set it to LDAP, KERBEROS,"
+            " CUSTOM or PAM with its settings in the profile's server_side_parameters"
+            " (docs/watch-and-maintenance.md), or serve on 127.0.0.1"
+        )
+
+
+def serve(spark: SparkSession, state: Path, port: int, host: str = HOST) -> None:
+    """Start the Thrift endpoint in ``spark`` on ``host:port`` (loopback
+    unless told otherwise, see check_bind) and note it."""
+    mode = spark.conf.get("hive.server2.authentication", "NONE") or "NONE"
+    check_bind(host, {"hive.server2.authentication": mode})
     if listening(port):
         raise RuntimeError(f"{HOST}:{port} is taken by another process: pick --serve-port")
-    spark.conf.set("hive.server2.thrift.bind.host", HOST)
+    spark.conf.set("hive.server2.thrift.bind.host", host)
     spark.conf.set("hive.server2.thrift.port", str(port))
     jvm = spark.sparkContext._jvm
     assert jvm is not None

@@ -210,12 +210,13 @@ def extra_columns(spec: TopicSpec) -> list[str]:
 
 def document_columns(spec: TopicSpec) -> list[dict[str, Any]]:
     columns = []
-    for column in mongodb.document_columns(spec.document or DocType("doc")):
+    for column in mongodb.document_columns(spec.document or DocType("doc"), spec.column_names):
         kind = DocType.from_json(column["doc_type"]).kind
         columns.append(
             {
                 "name": jinja_text(column["name"]),
-                "description": f"Document field {dbt_code(column['name'])}: {kind} in the"
+                "description": "Document field"
+                f" {dbt_code(column.get('source_name', column['name']))}: {kind} in the"
                 f" documents seen by sync, {dbt_code(column['type'])} here (null where a"
                 " document lacks it).",
             }

@@ -94,11 +94,12 @@ def watch(args: argparse.Namespace) -> int:
 
         port = args.serve_port or thrift.cluster_port(Path("."))
         profile = local_spark_conf(Path("."))
+        watch_endpoint.check_bind(args.serve_host, profile)  # before Spark starts
         conf = watch_endpoint.serving_conf(profile) | long_running_conf(profile)
         spark = local_spark(Path("."), conf)
-        watch_endpoint.serve(spark, state, port)
+        watch_endpoint.serve(spark, state, port, args.serve_host)
         print(
-            f"{_now()} serving the tables on {thrift.HOST}:{port}: from another shell,"
+            f"{_now()} serving the tables on {args.serve_host}:{port}: from another shell,"
             " `python -m python_helpers export|show|report` and"
             " `python -m python_helpers dbt <command>` go through it"
         )

@@ -29,6 +29,7 @@ a person may choose another column there (docs/topics.md).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 _PROJECT_PREFIXES = ("_cdc_", "_kafka_", "_landing_", "_quarantine_")
@@ -64,13 +65,14 @@ def _is_projects(name: str) -> bool:
 
 
 def _unheld(name: str) -> bool:
-    """A name that cannot stay as it is, whatever the other columns."""
-    return not name or name.startswith("#") or _is_projects(name)
+    """A name that cannot stay as it is, whatever the other columns (blank:
+    `describe` pads and trims names)."""
+    return not name.strip() or name.startswith("#") or _is_projects(name)
 
 
 def _stem(name: str) -> str:
-    if not name:
-        return "_"
+    if not name.strip():
+        return "_" + name
     if name.startswith("#"):
         return "_" + name
     return "src" + name if _is_projects(name) else name
@@ -112,3 +114,39 @@ def spark_names(
         taken.add(spark_key(candidate))
         mapped[name] = candidate
     return {source: column for source, column in mapped.items() if source != column}
+
+
+# A nested field's name as the Hive metastore can keep it: the metastore
+# stores a column's type as text (``struct<a:string>``) without quoting
+# the field names, and Spark cannot read back such a type whose names are
+# not plain identifiers (a space, a colon, a non-ASCII letter): the table
+# or view would break the listing of its whole schema.
+_HIVE_FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def hive_safe(name: str) -> bool:
+    """Whether a nested field can keep ``name`` in the metastore."""
+    return bool(_HIVE_FIELD.match(name))
+
+
+def nested_names(names: Iterable[str]) -> dict[str, str]:
+    """``{field: Spark name}`` for the fields of one nested document or
+    struct whose names the metastore cannot keep: every character but
+    ASCII letters, digits and ``_`` becomes ``_`` (``_`` first before a
+    digit or for an empty name), then ``_<n>`` from 2 until it is free
+    among the fields (in order: a field seen later never renames one seen
+    before)."""
+    names = list(dict.fromkeys(names))
+    taken = {spark_key(name) for name in names if hive_safe(name)}
+    mapped = {}
+    for name in names:
+        if hive_safe(name):
+            continue
+        stem = re.sub(r"[^A-Za-z0-9_]", "_", name)
+        stem = stem if stem and not stem[0].isdigit() else "_" + stem
+        candidate, n = stem, 2
+        while spark_key(candidate) in taken:
+            candidate, n = f"{stem}_{n}", n + 1
+        taken.add(spark_key(candidate))
+        mapped[name] = candidate
+    return mapped

@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from python_helpers.escaping import spark_identifier
+from python_helpers.schema.column_names import nested_names
 
 # Kinds and the Spark type each decodes to (doc/array/decimal are built).
 SPARK_TYPES = {
@@ -84,8 +85,10 @@ class DocType:
     def spark_type(self) -> str:
         """The Spark SQL type a value of this type decodes to."""
         if self.kind == "doc":
+            names = nested_names(name for name, _ in self.fields)
             inner = ", ".join(
-                f"{spark_identifier(name)}: {kind.spark_type()}" for name, kind in self.fields
+                f"{spark_identifier(names.get(name, name))}: {kind.spark_type()}"
+                for name, kind in self.fields
             )
             return f"struct<{inner}>" if inner else "string"
         if self.kind == "array":
@@ -99,6 +102,8 @@ class DocType:
         out: dict[str, Any] = {"kind": self.kind}
         if self.kind == "doc":
             out["fields"] = [[name, kind.to_json()] for name, kind in self.fields]
+            if names := nested_names(name for name, _ in self.fields):
+                out["names"] = names  # the fields' names in Spark (nested_names)
         if self.kind == "array":
             out["items"] = (self.items or NULL).to_json()
         if self.kind == "decimal":

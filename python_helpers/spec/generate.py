@@ -382,8 +382,16 @@ def _render_mongodb_spec(spec: TopicSpec) -> dict[str, Any]:
         "source_fields": fields,
         "source_types": mongodb.source_types(fields),
         "columns": [{"name": name} for name in mongodb.STAGING_COLUMNS],
-        "document_columns": mongodb.document_columns(document),
+        "document_columns": mongodb.document_columns(document, spec.column_names),
         "document_parse_type": mongodb.tagged_parse_type(document),
+        **(
+            {
+                "column_names": dict(spec.column_names),
+                "document_row_type": mongodb.tagged_parse_type(document, spec.column_names),
+            }
+            if spec.column_names
+            else {}
+        ),
         "document": _compact(document.to_json()),
         "value_schema": _compact(to_block(spec.value_schema)),
         "key_schema": None,

@@ -35,7 +35,11 @@ from python_helpers.schema.column_names import ColumnNameError, spark_key, spark
 from python_helpers.schema.connect_schema import ConnectSchema, SchemaError, parse_schema
 from python_helpers.schema.metadata_topics import CHANGES, METADATA_CONNECTOR, metadata_schema
 from python_helpers.schema.schema_evolution import POLICIES, QUARANTINE, version_raw_columns
-from python_helpers.schema.spark_types import DECIMAL_FORMATS, check_decodable
+from python_helpers.schema.spark_types import (
+    DECIMAL_FORMATS,
+    check_decodable,
+    unkept_nested_fields,
+)
 from python_helpers.schema.topic_schema import TopicSchemas, scan_file
 from python_helpers.spec import column_settings, declarations, spec_files
 from python_helpers.spec.declarations import Declared
@@ -211,12 +215,18 @@ def _declared_names(config: Declared) -> dict[str, str]:
 def _named(spec: TopicSpec, config: Declared, known: TopicSpec | None) -> TopicSpec:
     """``spec`` with its row columns' Spark names (column_names): the
     declaration's mapping first, then the stored spec's, then the rule."""
-    if spec.kind != CHANGES or connectors.stages_documents(spec.connector):
+    if spec.kind != CHANGES:
         return spec
     kept = (known.column_names if known is not None else {}) | _declared_names(config)
-    names = [f.name for f in row_schema(spec.value_schema).fields]
+    if connectors.stages_documents(spec.connector):
+        fields = spec.document.fields if spec.document is not None else ()
+        names = [name for name, _ in fields if name != KEY_FIELD]
+        keys: tuple[str, ...] = ()
+    else:
+        names = [f.name for f in row_schema(spec.value_schema).fields]
+        keys = spec.primary_key
     try:
-        mapping = spark_names(names, spec.primary_key, kept)
+        mapping = spark_names(names, keys, kept)
     except ColumnNameError as error:
         raise SpecError(str(error)) from None
     return spec if mapping == spec.column_names else replace(spec, column_names=mapping)
@@ -510,6 +520,13 @@ def sync(
         try:
             if spec.kind == CHANGES and not connectors.stages_documents(spec.connector):
                 check_decodable(spec.topic, row_schema(spec.value_schema))
+                if unkept := unkept_nested_fields(row_schema(spec.value_schema)):
+                    result.failed[spec.topic] = (
+                        f"nested field(s) {', '.join(map(repr, unkept[:5]))}: the Hive"
+                        " metastore cannot keep such a name inside a column's type (a table"
+                        " holding it would break its schema's listing for every topic)"
+                    )
+                    continue
             if topic_dir.name in configs:
                 column_settings.check_columns(configs[topic_dir.name], spec)
         except SpecError as error:

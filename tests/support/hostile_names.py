@@ -4,17 +4,21 @@ unicode, a case-only pair, leading digits, names at the length limits, and
 names that would run Jinja or SQL if pasted into code unescaped (the
 canaries: run, they would create a table or log a marker).
 
-Written with the same event builder as the stock samples (a create per
-row, an update, a delete), for PostgreSQL, MySQL and SQL Server.
+Written with the same event builders as the samples (a create per row,
+an update, a delete), for PostgreSQL, MySQL, SQL Server and MongoDB; and
+names drawn at random (``drawn_names``) from the metacharacters of every
+language a name lands in and the whole of Unicode.
 """
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import kcat
+from fixtures.write_mongodb_samples import _event_2x, _key, _value
 from fixtures.write_samples import _stock_event, _stock_topic
-from kcat import field
+from kcat import compact, field
 
 CANARY_TABLE = "pwned_sql"
 CANARY_LOG = "PWNED-JINJA"
@@ -96,3 +100,79 @@ def expected_rows(names: list[str]) -> dict[int, dict[str, Any]]:
     """The current state the topic's events leave: rows 1 (version 1) and
     2 (version 2)."""
     return {1: hostile_row(1, names, 1), 2: hostile_row(2, names, 2)}
+
+
+# what a drawn name is made of: every metacharacter of SQL, YAML, Jinja,
+# Markdown and HTML, quotes of every kind, whitespace, and code points of
+# the whole Unicode range (surrogates, NUL and the other C0 controls, which
+# no database allows in a name, left out)
+METACHARACTERS = "{}%#'\"`\\<>&*[]()|:-!$;,.=@?/+~^ \t"
+
+
+def _code_point(draw: random.Random) -> str:
+    while True:
+        point = draw.choice(
+            [draw.randint(0x20, 0x7E), draw.randint(0xA0, 0x2FFF), draw.randint(0x3000, 0x10FFFF)]
+        )
+        if not 0xD800 <= point <= 0xDFFF:
+            return chr(point)
+
+
+def drawn_names(seed: int, count: int) -> list[str]:
+    """``count`` distinct column names of 1 to 12 characters, drawn from
+    ``seed`` (a fixed seed: the same names every run; CDC_HOSTILE_SEED
+    draws others)."""
+    draw = random.Random(seed)
+    names: list[str] = []
+    while len(names) < count:
+        length = draw.randint(1, 12)
+        name = "".join(
+            draw.choice(METACHARACTERS) if draw.random() < 0.5 else _code_point(draw)
+            for _ in range(length)
+        )
+        if name not in names and name != "item_id":
+            names.append(name)
+    return names
+
+
+OID_1 = "65a1f0c2e4b0a1b2c3d4e501"
+OID_2 = "65a1f0c2e4b0a1b2c3d4e502"
+OID_3 = "65a1f0c2e4b0a1b2c3d4e503"
+MONGO_T0 = 1_700_000_000
+
+
+def _document(oid: str, names: list[str], version: int) -> dict[str, Any]:
+    return (
+        {"_id": {"$oid": oid}}
+        | {name: f"v{version}:{index}:{name}" for index, name in enumerate(names)}
+        | {"nested": {name: f"n{version}:{name}" for name in names[:3]}}
+    )
+
+
+def hostile_mongodb_topic(topic: str, names: list[str]) -> str:
+    """A MongoDB 2.x change-stream topic whose documents' fields carry
+    ``names`` (a nested document too): two documents created, the second
+    replaced by an update with its full document, a third created and
+    deleted."""
+
+    def record(oid: str, op: str, at: int, **images: Any) -> tuple[Any, Any, int]:
+        event = _event_2x(op, MONGO_T0 + at, 1, **images)
+        return _key(compact({"$oid": oid})), _value(event), (MONGO_T0 + at) * 1000
+
+    records = [
+        record(OID_1, "c", 1, after=_document(OID_1, names, 1)),
+        record(OID_2, "c", 2, after=_document(OID_2, names, 1)),
+        record(OID_3, "c", 3, after=_document(OID_3, names, 1)),
+        record(OID_2, "u", 4, after=_document(OID_2, names, 2)),
+        record(OID_3, "d", 5),
+    ]
+    placed = [
+        kcat.record(topic, 0, offset, ts, kcat.compact(key), kcat.compact(value))
+        for offset, (key, value, ts) in enumerate(records)
+    ]
+    return kcat.lines(placed)
+
+
+def expected_documents(names: list[str]) -> dict[str, dict[str, Any]]:
+    """The current documents the MongoDB topic leaves, by ``_id`` text."""
+    return {OID_1: _document(OID_1, names, 1), OID_2: _document(OID_2, names, 2)}

@@ -17,7 +17,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from python_helpers.project.code_check import file_problem
-from python_helpers.schema.column_names import ColumnNameError, spark_key, spark_names
+from python_helpers.schema.column_names import (
+    ColumnNameError,
+    hive_safe,
+    nested_names,
+    spark_key,
+    spark_names,
+)
 from python_helpers.spec import spec_files
 from python_helpers.spec.sync import sync
 
@@ -119,3 +125,24 @@ def test_a_second_sync_keeps_the_mapping_and_changes_nothing(
     project, landing = hostile_project
     sync(project, landing)
     assert not sync(project, landing, check=True).generated_changed
+
+
+@settings(max_examples=300, deadline=None)
+@given(NAMES, NAMES)
+def test_nested_fields_get_names_the_metastore_keeps(names: list[str], more: list[str]) -> None:
+    """A nested field whose name the Hive metastore cannot keep in a type's
+    text gets a plain one, apart from its siblings; a field seen later never
+    renames one seen before."""
+    mapping = nested_names(names)
+    fields = _columns(names, mapping)
+    assert all(hive_safe(f) for f in fields)
+    kept = [n for n in names if hive_safe(n)]
+    if len({spark_key(n) for n in kept}) == len(kept):  # a case-only pair is not mapped
+        assert len({spark_key(f) for f in fields}) == len(fields)
+    later = names + [n for n in more if n not in names]
+    assert _columns(names, nested_names(later)) == fields
+    assert nested_names(["a b", "a_b", "ünï", "1st", "ok"]) == {
+        "a b": "a_b_2",
+        "ünï": "_n_",
+        "1st": "_1st",
+    }

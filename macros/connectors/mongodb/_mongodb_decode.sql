@@ -4,14 +4,16 @@
     structs, arrays as arrays, every other value as its tagged JSON text)
     to the Spark type `sync` inferred (`doc_type`, see
     python_helpers/schema/extended_json.py). Every extended-JSON dialect the
-    connector writes is read: legacy/strict, canonical and relaxed.
+    connector writes is read: legacy/strict, canonical and relaxed. A
+    sub-document's fields take their Spark names (`names`: the ones the
+    metastore cannot keep, python_helpers/schema/column_names.py).
 -#}
 {% macro _mongo_decode(value, doc_type, n) -%}
     {%- set kind = doc_type.kind -%}
     {%- if kind == 'doc' and doc_type.fields -%}
         if({{ value }} is null, null, named_struct(
             {%- for field in doc_type.fields %}
-            {{ cdc_string(field[0]) }}, {{ _mongo_decode(value ~ '.' ~ cdc_ident('S' ~ field[0]), field[1], n ~ '_' ~ loop.index) }}
+            {{ cdc_string((doc_type.names or {}).get(field[0], field[0])) }}, {{ _mongo_decode(value ~ '.' ~ cdc_ident('S' ~ field[0]), field[1], n ~ '_' ~ loop.index) }}
             {{- "," if not loop.last }}
             {%- endfor %}
         ))

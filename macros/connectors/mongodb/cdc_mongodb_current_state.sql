@@ -60,7 +60,11 @@
     from (
         select
             applied.*,
-            from_json(applied._document, {{ cdc_string(spec.document_parse_type) }}) as _parsed
+            {%- set parsed = 'from_json(applied._document, '
+                ~ cdc_string(spec.document_parse_type) ~ ')' %}
+            {#- fields renamed for Spark (column_names): cast to their names by position -#}
+            {{ ('cast(' ~ parsed ~ ' as ' ~ spec.document_row_type ~ ')')
+                if spec.document_row_type else parsed }} as _parsed
         from (
             select
                 started._id,
