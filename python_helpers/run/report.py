@@ -8,11 +8,12 @@ SVG: no script, no network, readable in any browser.
 
 from __future__ import annotations
 
-import html
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from python_helpers.escaping import html_text
 
 
 @dataclass(frozen=True)
@@ -139,13 +140,13 @@ def _chart(title: str, unit: str, values: list[float | None], css: str) -> str:
     path = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
     dots = "".join(f'<circle class="{css}" cx="{x:.1f}" cy="{y:.1f}" r="3"/>' for x, y in points)
     return (
-        f"<figure><figcaption>{html.escape(title)}</figcaption>"
+        f"<figure><figcaption>{html_text(title)}</figcaption>"
         f'<svg class="chart" width="{WIDTH}" height="{HEIGHT}" role="img"'
-        f' aria-label="{html.escape(title)}">'
+        f' aria-label="{html_text(title)}">'
         f'<line x1="{MARGIN}" y1="{HEIGHT - MARGIN}" x2="{WIDTH - MARGIN}"'
         f' y2="{HEIGHT - MARGIN}" class="axis"/>'
         f'<line x1="{MARGIN}" y1="{MARGIN}" x2="{MARGIN}" y2="{HEIGHT - MARGIN}" class="axis"/>'
-        f'<text x="4" y="{MARGIN}">{top:.1f} {html.escape(unit)}</text>'
+        f'<text x="4" y="{MARGIN}">{top:.1f} {html_text(unit)}</text>'
         f'<text x="4" y="{HEIGHT - MARGIN}">0</text>'
         f'<text x="{MARGIN}" y="{HEIGHT - 16}">run 1</text>'
         f'<text x="{WIDTH - MARGIN - 40}" y="{HEIGHT - 16}">run {len(values)}</text>'
@@ -168,7 +169,7 @@ def render_html(rows: Sequence[dict[str, Any]]) -> str:
         [line.per_second for line in lines],
         "rate",
     )
-    table = html.escape(render_text(rows))
+    table = html_text(render_text(rows))
     return (
         "<!doctype html><html><head><meta charset='utf-8'><title>CDC runs</title><style>"
         "body{font-family:sans-serif;margin:2em} .axis{stroke:#888}"

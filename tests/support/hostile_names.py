@@ -42,6 +42,7 @@ HOSTILE_NAMES = [
     "a\\b",
     "[br]",
     "<script>alert(1)</script>",
+    "<img src=x onerror=window.pwned=1>",
     "{{ log('" + CANARY_LOG + "', info=True) }}",
     "{% do run_query('create table cdc_landing." + CANARY_TABLE + " (a int)') %}",
     "{# c",

@@ -106,7 +106,7 @@ def test_spark_quoting_round_trips_through_its_rules(text: str) -> None:
     in the end-to-end hostile-names test)."""
     quoted = spark_identifier(text)
     assert quoted.startswith("`") and quoted.endswith("`")
-    assert quoted[1:-1].replace("``", "") .count("`") == 0
+    assert quoted[1:-1].replace("``", "").count("`") == 0
     assert quoted[1:-1].replace("``", "`") == text
     literal = spark_string(text)
     body = literal[1:-1]
