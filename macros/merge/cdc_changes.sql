@@ -117,7 +117,10 @@
         {%- endif %}
         {%- endfor %}
         {%- for column in values + [{'name': '_cdc_position', 'data_type': 'array<bigint>'}] %}
-        {%- set target = '_cdc_previous_' ~ column.name | replace('_cdc_', '') %}
+        {#- `_cdc_previous_<column>`; `_cdc_position` gives `_cdc_previous_position` (a
+            `_cdc_` inside a source column's name stays: its name is the source's) -#}
+        {%- set target = '_cdc_previous_'
+            ~ (column.name[5:] if column.name.startswith('_cdc_') else column.name) %}
         {%- if previous is none %}
         cast(null as {{ column.data_type }}) as {{ cdc_ident(target) }},
         {%- else %}

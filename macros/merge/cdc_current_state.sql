@@ -227,7 +227,7 @@
     {%- set found = {} -%}
     {%- for column in columns -%}
         {%- set data_type = column.data_type | lower | replace(' ', '') -%}
-        {%- if not column.name.startswith('_') and column.name not in keys
+        {%- if not cdc_is_metadata_column(column.name) and column.name not in keys
             and data_type in ('string', 'binary', 'array<string>') -%}
             {%- do found.update({column.name: data_type}) -%}
         {%- endif -%}
@@ -279,7 +279,7 @@
     not a metadata column (`_...`). -#}
 {% macro cdc_value_column_names(columns, keys) -%}
     {%- set names = [] -%}
-    {%- for column in columns if column.name not in keys and not column.name.startswith('_') -%}
+    {%- for column in columns if column.name not in keys and not cdc_is_metadata_column(column.name) -%}
         {%- do names.append(column.name) -%}
     {%- endfor -%}
     {{- return(names) -}}

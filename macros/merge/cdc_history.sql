@@ -154,7 +154,7 @@
                             sent._cdc_op,
                             slice(sent._cdc_position, 1, size(sent._cdc_position) - 1),
                             to_json(struct(
-                                {%- for column in columns if not column.name.startswith('_') %}
+                                {%- for column in columns if not cdc_is_metadata_column(column.name) %}
                                 sent.{{ cdc_ident(column.name) }}{{ "," if not loop.last }}
                                 {%- else %}
                                 sent._cdc_position

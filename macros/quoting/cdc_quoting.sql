@@ -15,3 +15,14 @@
     '{{ text | string | replace('\\', '\\\\') | replace("'", "\\'")
         | replace('\n', '\\n') | replace('\r', '\\r') }}'
 {%- endmacro %}
+
+{#- True for the columns the project adds to a topic's rows (`_cdc_*`,
+    `_kafka_*`, `_landing_*`, `_quarantine_*`, `_landed_at`, `_staged_at`),
+    false for a source column, whatever its name: a source column named
+    like these is renamed by sync (python_helpers/schema/column_names.py),
+    so `_id` or `_private` are values like any other. -#}
+{% macro cdc_is_metadata_column(name) -%}
+    {%- set lowered = name | lower -%}
+    {{- return(lowered.startswith(('_cdc_', '_kafka_', '_landing_', '_quarantine_'))
+        or lowered in ('_landed_at', '_staged_at')) -}}
+{%- endmacro %}

@@ -111,7 +111,8 @@ def _views(project: Path) -> dict[str, str]:
     found = {}
     for node in manifest["nodes"].values():
         meta = node["config"].get("meta") or {}
-        if node["resource_type"] == "model" and meta.get("cdc_layer") in ("current", "history"):
+        layer = meta.get("cdc_layer")
+        if node["resource_type"] == "model" and layer in ("current", "history", "changes"):
             found[(meta["cdc_topic"], meta["cdc_layer"])] = f"{node['schema']}.{node['alias']}"
     return {f"{topic}/{layer}": name for (topic, layer), name in found.items()}
 
@@ -207,8 +208,17 @@ def test_the_history_and_change_feed_hold_the_hostile_columns(hostile: dict[str,
             assert open_versions[key][spark_key(mapping.get(name, name))] == row[name]
     # row 2's update changes the tracked columns: two versions of it
     assert sum(1 for v in versions if v["item_id"] == 2) == 2
-    generated = next((hostile["project"] / "models").rglob("*heldnames_public_plain__changes.sql"))
-    assert "cdc_changes(" in generated.read_text(encoding="utf-8")
+    # the change feed: this first run's inserts (the deleted key 3 was never
+    # in the state table before it), each value and its previous one
+    feed = hostile["exported"][hostile["views"][f"{topic}/changes"]]
+    changed = {row["item_id"]: row for row in (_by_key(json.loads(r)) for r in feed["rows"])}
+    assert {1, 2} <= set(changed)
+    feed_columns = {spark_key(name) for name in feed["types"]}
+    for key, row in expected_rows(HOSTILE_NAMES).items():
+        for name in HOSTILE_NAMES:
+            column = mapping.get(name, name)
+            assert changed[key][spark_key(column)] == row[name]
+            assert spark_key(f"_cdc_previous_{column}") in feed_columns, column
 
 
 def test_mongodb_fields_reach_the_current_state(hostile: dict[str, Any]) -> None:

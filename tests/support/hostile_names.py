@@ -37,6 +37,7 @@ HOSTILE_NAMES = [
     "Name",
     "name",
     "--c",
+    "x_cdc_y",
     "1st",
     "x'y",
     "a\\b",
