@@ -307,6 +307,14 @@ class ScanState:
             return 0
         return int(known["scanned"])
 
+    def forget(self, topic_dir: Path) -> None:
+        """Scan the topic's files again next time (its sync failed)."""
+        folder = str(topic_dir.resolve())
+        self.files = {
+            path: known for path, known in self.files.items() if not path.startswith(folder + "/")
+        }
+        self.seen.pop(topic_dir.name, None)
+
     def scanned(self, item: LandingFile, offset: int) -> None:
         stat = item.path.stat()
         self.files[str(item.path.resolve())] = {
@@ -441,6 +449,89 @@ def _leave_out_unsafe(
             specs.pop(topic, None)
 
 
+def _sync_topic(
+    topic_dir: Path,
+    config: Declared,
+    state: ScanState,
+    specs: dict[str, TopicSpec],
+    result: SyncResult,
+    given_key: tuple[str, ...],
+    progress: Any,
+) -> None:
+    """Scan what is new of one topic and bring its spec up to date in
+    ``specs`` and ``result`` (or note why it is skipped or left out)."""
+    started = time.monotonic()
+    policy = _schema_changes(config)
+    collected, new, scanned = collect_topic(topic_dir, state, specs.get(topic_dir.name), policy)
+    result.bytes_scanned += scanned
+    if not new and topic_dir.name in specs:
+        result.files_unchanged += 1
+        stored = specs[topic_dir.name]
+        specs[topic_dir.name] = result.specs[topic_dir.name] = stored.with_policy(policy)
+        if stored.incompatible_versions and not specs[topic_dir.name].incompatible_versions:
+            result.rebuild.append(topic_dir.name)  # the policy changed, nothing landed
+        declared_key = _configured_key(config.settings)
+        if declared_key and stored.primary_key and declared_key != stored.primary_key:
+            rekeyed = replace(specs[topic_dir.name], primary_key=declared_key)
+            specs[topic_dir.name] = result.specs[topic_dir.name] = rekeyed
+            _key_changed(result, stored, rekeyed)
+        try:
+            named = _named(specs[topic_dir.name], config, stored)
+        except SpecError as error:
+            result.failed[topic_dir.name] = str(error)
+            del result.specs[topic_dir.name]
+            specs[topic_dir.name] = stored
+            return
+        specs[topic_dir.name] = result.specs[topic_dir.name] = named
+        return
+    if progress is not None and scanned:
+        progress(
+            f"scanned {topic_dir.name}: {scanned / 1e6:.1f} MB, {collected.events} events,"
+            f" {len(collected.seen)} distinct schema text(s), {time.monotonic() - started:.1f}s"
+        )
+    known = specs.get(topic_dir.name)
+    spec, reason = spec_for_topic(topic_dir, collected, config, given_key, specs)
+    if spec is None and known is not None:
+        spec = known  # nothing new that changes it (e.g. known schemas only)
+    elif spec is not None and known is not None:
+        spec = spec.merged_with(known)
+    if known is not None and known.incompatible_versions and spec is not None:
+        spec = spec.with_policy(policy)
+        if not spec.incompatible_versions:
+            result.rebuild.append(topic_dir.name)
+    if spec is None:
+        result.skipped[topic_dir.name] = reason or "unknown"
+        return
+    try:
+        if spec.kind == CHANGES and not connectors.stages_documents(spec.connector):
+            check_decodable(spec.topic, row_schema(spec.value_schema))
+            if unkept := unkept_nested_fields(row_schema(spec.value_schema)):
+                result.failed[spec.topic] = (
+                    f"nested field(s) {', '.join(map(repr, unkept[:5]))}: the Hive"
+                    " metastore cannot keep such a name inside a column's type (a table"
+                    " holding it would break its schema's listing for every topic)"
+                )
+                return
+        column_settings.check_columns(config, spec)
+    except SpecError as error:
+        result.skipped[spec.topic] = str(error)
+        return
+    try:
+        spec = _named(spec, config, known)
+    except SpecError as error:
+        result.failed[spec.topic] = str(error)
+        return
+    if known is not None and known.primary_key and spec.primary_key != known.primary_key:
+        _key_changed(result, known, spec)
+    if not spec.primary_key and spec.kind == CHANGES:
+        result.warnings.append(
+            f"{spec.topic}: no key schema and no primary_key in its declaration "
+            f"{config.origin}; only staging models are scaffolded"
+        )
+    specs[spec.topic] = spec
+    result.specs[spec.topic] = spec
+
+
 def sync(
     project: Path,
     landing: Path,
@@ -472,80 +563,27 @@ def sync(
     # topics that borrow another topic's schema go after the others
     dirs.sort(key=lambda d: bool(configs[d.name].settings.get("schema_from")))
     for topic_dir in dirs:
-        started = time.monotonic()
-        config = configs[topic_dir.name]
-        policy = _schema_changes(config)
-        collected, new, scanned = collect_topic(topic_dir, state, specs.get(topic_dir.name), policy)
-        result.bytes_scanned += scanned
-        if not new and topic_dir.name in specs:
-            result.files_unchanged += 1
-            stored = specs[topic_dir.name]
-            specs[topic_dir.name] = result.specs[topic_dir.name] = stored.with_policy(policy)
-            if stored.incompatible_versions and not specs[topic_dir.name].incompatible_versions:
-                result.rebuild.append(topic_dir.name)  # the policy changed, nothing landed
-            declared_key = _configured_key(config.settings)
-            if declared_key and stored.primary_key and declared_key != stored.primary_key:
-                rekeyed = replace(specs[topic_dir.name], primary_key=declared_key)
-                specs[topic_dir.name] = result.specs[topic_dir.name] = rekeyed
-                _key_changed(result, stored, rekeyed)
-            try:
-                named = _named(specs[topic_dir.name], config, stored)
-            except SpecError as error:
-                result.failed[topic_dir.name] = str(error)
-                del result.specs[topic_dir.name]
-                specs[topic_dir.name] = stored
-                continue
-            specs[topic_dir.name] = result.specs[topic_dir.name] = named
-            continue
-        if progress is not None and scanned:
-            progress(
-                f"scanned {topic_dir.name}: {scanned / 1e6:.1f} MB, {collected.events} events,"
-                f" {len(collected.seen)} distinct schema text(s), {time.monotonic() - started:.1f}s"
-            )
         known = specs.get(topic_dir.name)
-        spec, reason = spec_for_topic(
-            topic_dir, collected, config, keys.get(topic_dir.name, ()), specs
-        )
-        if spec is None and known is not None:
-            spec = known  # nothing new that changes it (e.g. known schemas only)
-        elif spec is not None and known is not None:
-            spec = spec.merged_with(known)
-        if known is not None and known.incompatible_versions and spec is not None:
-            spec = spec.with_policy(policy)
-            if not spec.incompatible_versions:
-                result.rebuild.append(topic_dir.name)
-        if spec is None:
-            result.skipped[topic_dir.name] = reason or "unknown"
-            continue
         try:
-            if spec.kind == CHANGES and not connectors.stages_documents(spec.connector):
-                check_decodable(spec.topic, row_schema(spec.value_schema))
-                if unkept := unkept_nested_fields(row_schema(spec.value_schema)):
-                    result.failed[spec.topic] = (
-                        f"nested field(s) {', '.join(map(repr, unkept[:5]))}: the Hive"
-                        " metastore cannot keep such a name inside a column's type (a table"
-                        " holding it would break its schema's listing for every topic)"
-                    )
-                    continue
-            if topic_dir.name in configs:
-                column_settings.check_columns(configs[topic_dir.name], spec)
-        except SpecError as error:
-            result.skipped[spec.topic] = str(error)
-            continue
-        try:
-            spec = _named(spec, config, known)
-        except SpecError as error:
-            result.failed[spec.topic] = str(error)
-            continue
-        if known is not None and known.primary_key and spec.primary_key != known.primary_key:
-            _key_changed(result, known, spec)
-        if not spec.primary_key and spec.kind == CHANGES:
-            result.warnings.append(
-                f"{spec.topic}: no key schema and no primary_key in its declaration "
-                f"{config.origin}; only staging models are scaffolded"
+            _sync_topic(
+                topic_dir,
+                configs[topic_dir.name],
+                state,
+                specs,
+                result,
+                keys.get(topic_dir.name, ()),
+                progress,
             )
-        specs[spec.topic] = spec
-        result.specs[spec.topic] = spec
+        except Exception as error:  # noqa: BLE001 - one topic's trouble never stops another
+            result.failed[topic_dir.name] = (
+                f"its schema could not be read ({type(error).__name__}: {error})"
+            )
+            result.specs.pop(topic_dir.name, None)
+            state.forget(topic_dir)
+            if known is not None:
+                specs[topic_dir.name] = known
+            else:
+                specs.pop(topic_dir.name, None)
     settings = {
         topic: _declaration(configs[topic], spec, keys.get(topic, ())).settings
         for topic, spec in result.specs.items()

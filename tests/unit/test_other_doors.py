@@ -6,11 +6,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import kcat
 import pytest
+from fixtures.write_samples import _stock_event
+from hostile_names import hostile_topic
+from kcat import field
 
 from python_helpers.engine.watch_endpoint import check_bind, is_loopback
 from python_helpers.land.landing import jsonl_paths, refused_dirs, topic_dirs, topic_name_problem
 from python_helpers.spec.declarations import DeclarationError, declared
+from python_helpers.spec.sync import sync
 
 
 def test_only_kafka_topic_names_inside_the_landing_are_landed(tmp_path: Path) -> None:
@@ -54,3 +59,44 @@ def test_the_endpoint_leaves_loopback_only_with_authentication() -> None:
         with pytest.raises(RuntimeError, match="NOSASL"):
             check_bind(host, {"hive.server2.authentication": "nosasl"})
         check_bind(host, {"hive.server2.authentication": "LDAP"})
+
+
+def _landed(landing: Path, topic: str, dump: str) -> None:
+    (landing / topic).mkdir(parents=True)
+    (landing / topic / "dump.jsonl").write_text(dump, encoding="utf-8")
+
+
+def test_a_schema_block_that_breaks_sync_leaves_only_its_topic_out(tmp_path: Path) -> None:
+    """A Decimal whose `scale` parameter is no number (any text a schema
+    block carries is data): its topic is left out with the error, the
+    topic beside it is synced, and the next sync reads it again."""
+    landing, project = tmp_path / "landing", tmp_path / "project"
+    project.mkdir()
+    amount = field(
+        "bytes",
+        "amount",
+        True,
+        name="org.apache.kafka.connect.data.Decimal",
+        version=1,
+        parameters={"scale": "x"},
+    )
+    fields = [field("int32", "item_id"), amount]
+    key, value, ts = _stock_event(
+        "postgresql",
+        "dec",
+        "c",
+        1,
+        None,
+        100,
+        prefix="bad",
+        fields=fields,
+        row={"item_id": 1, "amount": "AQ=="},
+    )
+    record = kcat.record("bad.public.dec", 0, 0, ts, kcat.compact(key), kcat.compact(value))
+    dump = kcat.lines([record])
+    _landed(landing, "bad.public.dec", dump)
+    _landed(landing, *hostile_topic("postgresql", "control", ["note"], "good"))
+    for _ in range(2):
+        result = sync(project, landing, state_dir=tmp_path / "state")
+        assert sorted(result.specs) == ["good.public.control"]
+        assert "ValueError" in result.failed["bad.public.dec"], result.failed
