@@ -44,6 +44,7 @@ from typing import Any
 import pytest
 import yaml
 from hostile_names import (
+    BYTES_NAME,
     CANARY_LOG,
     CANARY_TABLE,
     HOSTILE_NAMES,
@@ -67,6 +68,7 @@ RELATIONAL = ("postgresql", "mysql", "sqlserver")
 MONGO_TOPIC = "heldmongo.shop.docs"
 CONTROL = "heldnames.public.control"
 WRONG = "heldnames.public.wrong"
+LAYERS = ("current", "history", "changes", "quarantine")
 PG_SETTINGS = {
     "history": {"track": ["a b", 'x"y']},
     "ignore_null_updates": ["ünï"],
@@ -86,7 +88,7 @@ def _landing(root: Path) -> tuple[Path, dict[str, list[str]]]:
     landing = root / "landing"
     names: dict[str, list[str]] = {}
     for connector in RELATIONAL:
-        topic, dump = hostile_topic(connector, "plain", HOSTILE_NAMES, "heldnames")
+        topic, dump = hostile_topic(connector, "plain", HOSTILE_NAMES, "heldnames", True)
         _put(landing, topic, dump, PG_SETTINGS if connector == "postgresql" else None)
         names[topic] = HOSTILE_NAMES
     drawn = drawn_names(SEED, 24)
@@ -112,7 +114,7 @@ def _views(project: Path) -> dict[str, str]:
     for node in manifest["nodes"].values():
         meta = node["config"].get("meta") or {}
         layer = meta.get("cdc_layer")
-        if node["resource_type"] == "model" and layer in ("current", "history", "changes"):
+        if node["resource_type"] == "model" and layer in LAYERS:
             found[(meta["cdc_topic"], meta["cdc_layer"])] = f"{node['schema']}.{node['alias']}"
     return {f"{topic}/{layer}": name for (topic, layer), name in found.items()}
 
@@ -194,6 +196,19 @@ def test_every_value_reaches_the_current_state_views(hostile: dict[str, Any]) ->
                 assert got[key].get(column) == row[name], (topic, name, column)
     if "name" in HOSTILE_NAMES and "Name" in HOSTILE_NAMES:
         assert _declared(project, "heldnames.public.plain")["name"] == "name_2"
+
+
+def test_a_quarantined_record_names_its_hostile_column(hostile: dict[str, Any]) -> None:
+    """Each relational topic's record whose bytes column is not base64 is
+    quarantined (the build's landed-records test checked count in = count
+    out), the detail naming the column as it is."""
+    for topic in hostile["names"]:
+        if not topic.startswith("heldnames."):
+            continue
+        rows = hostile["exported"][hostile["views"][f"{topic}/quarantine"]]["rows"]
+        (row,) = [json.loads(r) for r in rows]
+        assert row["_quarantine_reason"] == "type_mismatch", row
+        assert f"column {BYTES_NAME} is bytes" in row["_quarantine_detail"], row
 
 
 def test_the_history_and_change_feed_hold_the_hostile_columns(hostile: dict[str, Any]) -> None:

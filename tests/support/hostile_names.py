@@ -72,13 +72,23 @@ def hostile_row(item_id: int, names: list[str], version: int) -> dict[str, Any]:
     }
 
 
-def hostile_topic(connector: str, table: str, names: list[str], prefix: str) -> tuple[str, str]:
-    """The topic's name and its kcat dump: three rows created, row 2
-    updated, row 3 deleted."""
-    fields = [field("int32", "item_id")] + [field("string", name, True) for name in names]
+# a bytes column (base64 text on the wire) whose name is hostile too: a
+# record whose value there is not base64 is quarantined, the detail naming it
+BYTES_NAME = "by'te\"s`"
 
-    def e(op: str, item_id: int, version: int, at: int) -> Any:
-        row = hostile_row(item_id, names, version)
+
+def hostile_topic(
+    connector: str, table: str, names: list[str], prefix: str, bytes_column: bool = False
+) -> tuple[str, str]:
+    """The topic's name and its kcat dump: three rows created, row 2
+    updated, row 3 deleted; with ``bytes_column``, a column BYTES_NAME too
+    and a fourth create whose value there is not base64 (quarantined)."""
+    fields = [field("int32", "item_id")] + [field("string", name, True) for name in names]
+    if bytes_column:
+        fields.append(field("bytes", BYTES_NAME, True))
+
+    def e(op: str, item_id: int, version: int, at: int, raw: str = "AQ==") -> Any:
+        row = hostile_row(item_id, names, version) | ({BYTES_NAME: raw} if bytes_column else {})
         return _stock_event(
             connector, table, op, item_id, None, at, prefix=prefix, fields=fields, row=row
         )
@@ -90,6 +100,8 @@ def hostile_topic(connector: str, table: str, names: list[str], prefix: str) -> 
         e("u", 2, 2, 130),
         e("d", 3, 1, 140),
     ]
+    if bytes_column:
+        records.append(e("c", 4, 1, 150, raw="not base64!"))
     topic = _stock_topic(connector, table, prefix)
     placed = [
         kcat.record(topic, 0, offset, ts, kcat.compact(key), kcat.compact(value))
