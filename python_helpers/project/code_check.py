@@ -61,6 +61,7 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(item)
 
 
+@cache
 def _property_problem(text: str) -> str | None:
     try:
         tree = _environment().parse(text)
@@ -74,16 +75,24 @@ def _property_problem(text: str) -> str | None:
     return None
 
 
-def properties_problem(text: str) -> str | None:
-    """Why a generated properties file could run code or not load, or None."""
-    try:
-        loaded = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        return f"not YAML: {error}"
-    for item in _strings(loaded):
+def entries_problem(entries: Any) -> str | None:
+    """Why properties entries (what a properties file declares, before
+    PyYAML writes it) could run code when dbt renders them, or None.
+    A text is checked once per process (the doc-block references repeat
+    in every topic)."""
+    for item in _strings(entries):
         if "{" in item and (problem := _property_problem(item)) is not None:
             return problem
     return None
+
+
+def properties_problem(text: str) -> str | None:
+    """Why a properties file's text could run code or not load, or None."""
+    try:
+        loaded = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as error:
+        return f"not YAML: {error}"
+    return entries_problem(loaded)
 
 
 def file_problem(name: str, text: str) -> str | None:

@@ -23,7 +23,7 @@ from typing import Any
 from python_helpers import connectors
 from python_helpers.escaping import jinja_literal
 from python_helpers.project import model_templates
-from python_helpers.project.code_check import file_problem
+from python_helpers.project.code_check import entries_problem, sql_problem
 from python_helpers.project.columns import properties_text
 from python_helpers.project.model_names import MODELS_DIR, ModelNames, topic_models
 from python_helpers.project.notification_groups import ScanSource, scan_sources
@@ -181,13 +181,15 @@ def wanted_files(
             path = paths.get(getattr(names, layer), project / names.path(layer))
             texts[path] = model_templates.render(template, **fields)
         entries = model_entries(spec, names, generated)
-        texts[project / properties_path(names)] = properties_text(entries, PROPERTIES_HEADER)
-        problems = [(p, why) for p, text in texts.items() if (why := file_problem(p.name, text))]
+        problems = [(p.name, why) for p, text in texts.items() if (why := sql_problem(text))]
+        if (why := entries_problem(entries)) is not None:
+            problems.append((properties_path(names).name, why))
         if problems:
-            path, why = problems[0]
+            name, why = problems[0]
             if failed is not None:
-                failed[topic] = f"its generated {path.name} would not be safe to parse ({why})"
+                failed[topic] = f"its generated {name} would not be safe to parse ({why})"
             continue
+        texts[project / properties_path(names)] = properties_text(entries, PROPERTIES_HEADER)
         wanted |= texts
     views = sorted(all_names[topic].current for topic in members)
     wanted[project / CONSISTENT_VIEWS] = model_templates.render("consistent_views", views=views)

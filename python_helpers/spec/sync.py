@@ -429,16 +429,18 @@ def _leave_out_unsafe(
     result: SyncResult,
     specs: dict[str, TopicSpec],
     settings: dict[str, dict[str, Any]],
-) -> None:
+) -> dict[Path, str] | None:
     """Leave out of this sync the topics whose spec file or generated files
     fail ``code_check`` (noted in ``result.failed``): a topic keeps the spec
-    it had (its new schema versions wait), a new one gets no files."""
+    it had (its new schema versions wait), a new one gets no files. Returns
+    the generated files it checked when no topic was left out (the files
+    sync writes then), else None."""
     found: dict[str, str] = {}
     for topic, spec in result.specs.items():
         if (why := file_problem("spec.sql", spec_files.render_file(spec))) is not None:
             found[topic] = f"its generated spec would not be safe to parse ({why})"
     candidates = {t: s for t, s in result.specs.items() if t not in found}
-    generated_models.wanted_files(project, candidates, settings, specs, failed=found)
+    wanted = generated_models.wanted_files(project, candidates, settings, specs, failed=found)
     for topic, why in found.items():
         result.failed[topic] = why
         del result.specs[topic]
@@ -447,6 +449,7 @@ def _leave_out_unsafe(
             specs[topic] = stored
         else:
             specs.pop(topic, None)
+    return None if found else wanted
 
 
 def _sync_topic(
@@ -589,7 +592,7 @@ def sync(
         for topic, spec in result.specs.items()
         if topic in configs
     }
-    _leave_out_unsafe(project, result, specs, settings)
+    checked = _leave_out_unsafe(project, result, specs, settings)
     wanted = [
         _declaration(configs[topic], spec, keys.get(topic, ()))
         for topic, spec in sorted(result.specs.items())
@@ -599,7 +602,11 @@ def sync(
     settings = {item.topic: item.settings for item in wanted}
     if check:
         result.declared = declarations.stale(project, wanted)
-        wanted_files = generated_models.wanted_files(project, result.specs, settings, specs)
+        wanted_files = (
+            checked
+            if checked is not None
+            else generated_models.wanted_files(project, result.specs, settings, specs)
+        )
         strays = generated_models.strays(project, set(result.specs))
         result.models = generated_models.stale(wanted_files) + sorted(strays)
         result.generated_changed = bool(result.stale or result.declared or result.models)
@@ -631,7 +638,11 @@ def sync(
                 " (a change feed reads one: MongoDB documents are replayed, a topic without"
                 " a key is not merged)"
             )
-    wanted_models = generated_models.wanted_files(project, result.specs, settings, specs)
+    wanted_models = (
+        checked
+        if checked is not None and not result.scaffolded and not strays
+        else generated_models.wanted_files(project, result.specs, settings, specs)
+    )
     created = {path: None for path in wanted_models if not path.exists()}
     result.models = generated_models.write(wanted_models)
     # a new topic's generated models are part of what was scaffolded for it
