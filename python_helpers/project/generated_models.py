@@ -108,6 +108,23 @@ def _templates(
     return {layer: wanted[layer] for layer in GENERATED_LAYERS if layer in layers}
 
 
+def _unsafe(texts: dict[Path, str], entries: list[dict[str, Any]]) -> str | None:
+    """Why a topic's generated files would not be safe to parse (code_check),
+    or None; files already on disk as they are were checked when written."""
+    if all(_on_disk(path) == text for path, text in texts.items()):
+        return None
+    for path, text in texts.items():
+        if path.suffix == ".sql" and (why := sql_problem(text)) is not None:
+            return f"its generated {path.name} would not be safe to parse ({why})"
+    if (why := entries_problem(entries)) is not None:
+        return f"its generated properties would not be safe to parse ({why})"
+    return None
+
+
+def _on_disk(path: Path) -> str | None:
+    return path.read_text(encoding="utf-8") if path.exists() else None
+
+
 def _transaction_fields(group: TransactionGroup, names: dict[str, ModelNames]) -> dict[str, Any]:
     """The fields of a transaction group's progress model and consistent views."""
     return {
@@ -181,15 +198,10 @@ def wanted_files(
             path = paths.get(getattr(names, layer), project / names.path(layer))
             texts[path] = model_templates.render(template, **fields)
         entries = model_entries(spec, names, generated)
-        problems = [(p.name, why) for p, text in texts.items() if (why := sql_problem(text))]
-        if (why := entries_problem(entries)) is not None:
-            problems.append((properties_path(names).name, why))
-        if problems:
-            name, why = problems[0]
-            if failed is not None:
-                failed[topic] = f"its generated {name} would not be safe to parse ({why})"
-            continue
         texts[project / properties_path(names)] = properties_text(entries, PROPERTIES_HEADER)
+        if failed is not None and (why := _unsafe(texts, entries)) is not None:
+            failed[topic] = why
+            continue
         wanted |= texts
     views = sorted(all_names[topic].current for topic in members)
     wanted[project / CONSISTENT_VIEWS] = model_templates.render("consistent_views", views=views)

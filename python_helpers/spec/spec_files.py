@@ -94,13 +94,17 @@ def load_specs(project: Path) -> dict[str, TopicSpec]:
     return specs
 
 
-def stale(project: Path, specs: dict[str, TopicSpec]) -> list[Path]:
+def stale(
+    project: Path, specs: dict[str, TopicSpec], rendered: dict[str, str] | None = None
+) -> list[Path]:
     """The spec files that differ from what ``specs`` renders (or should not
-    exist): what a write would change."""
+    exist): what a write would change. ``rendered``: texts already rendered,
+    by topic (a spec's text is rendered once per sync)."""
+    known = rendered or {}
     changed = [
         spec_path(project, topic)
         for topic, spec in sorted(specs.items())
-        if _text(spec_path(project, topic)) != render_file(spec)
+        if _text(spec_path(project, topic)) != (known.get(topic) or render_file(spec))
     ]
     extra = [
         path

@@ -429,21 +429,28 @@ def _leave_out_unsafe(
     result: SyncResult,
     specs: dict[str, TopicSpec],
     settings: dict[str, dict[str, Any]],
+    rendered: dict[str, str],
 ) -> dict[Path, str] | None:
     """Leave out of this sync the topics whose spec file or generated files
     fail ``code_check`` (noted in ``result.failed``): a topic keeps the spec
     it had (its new schema versions wait), a new one gets no files. Returns
     the generated files it checked when no topic was left out (the files
-    sync writes then), else None."""
+    sync writes then), else None. ``rendered``: where each spec file's text
+    is kept, by topic (spec_files.stale reads it)."""
     found: dict[str, str] = {}
     for topic, spec in result.specs.items():
-        if (why := file_problem("spec.sql", spec_files.render_file(spec))) is not None:
+        text = rendered[topic] = spec_files.render_file(spec)
+        path = spec_files.spec_path(project, topic)
+        if path.exists() and path.read_text(encoding="utf-8") == text:
+            continue  # checked when it was written
+        if (why := file_problem("spec.sql", text)) is not None:
             found[topic] = f"its generated spec would not be safe to parse ({why})"
     candidates = {t: s for t, s in result.specs.items() if t not in found}
     wanted = generated_models.wanted_files(project, candidates, settings, specs, failed=found)
     for topic, why in found.items():
         result.failed[topic] = why
         del result.specs[topic]
+        rendered.pop(topic, None)
         if spec_files.spec_path(project, topic).exists():
             stored = spec_files.read_file(spec_files.spec_path(project, topic).read_text("utf-8"))
             specs[topic] = stored
@@ -592,13 +599,14 @@ def sync(
         for topic, spec in result.specs.items()
         if topic in configs
     }
-    checked = _leave_out_unsafe(project, result, specs, settings)
+    rendered: dict[str, str] = {}
+    checked = _leave_out_unsafe(project, result, specs, settings, rendered)
     wanted = [
         _declaration(configs[topic], spec, keys.get(topic, ()))
         for topic, spec in sorted(result.specs.items())
         if topic in configs
     ]
-    result.stale = spec_files.stale(project, specs)
+    result.stale = spec_files.stale(project, specs, rendered)
     settings = {item.topic: item.settings for item in wanted}
     if check:
         result.declared = declarations.stale(project, wanted)

@@ -71,7 +71,7 @@ WRONG = "heldnames.public.wrong"
 LAYERS = ("current", "history", "changes", "quarantine")
 PG_SETTINGS = {
     "history": {"track": ["a b", 'x"y']},
-    "ignore_null_updates": ["ünï"],
+    "ignore_null_updates": ["ünï", "name"],  # "name" is renamed name_2: named by its source name
     "changes": True,
 }
 
