@@ -43,17 +43,23 @@ def spark_identifier(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def spark_string(text: str) -> str:
-    """``text`` as a Spark SQL string literal (single quotes)."""
+def _single_quoted(text: str) -> str:
+    """``text`` in single quotes, backslash, quote and line breaks escaped
+    with backslashes: a literal to Spark SQL and to Jinja alike."""
     escaped = text.replace("\\", "\\\\").replace("'", "\\'")
     return "'" + escaped.replace("\n", "\\n").replace("\r", "\\r") + "'"
+
+
+def spark_string(text: str) -> str:
+    """``text`` as a Spark SQL string literal (Spark's parser reads
+    backslash escapes in literals)."""
+    return _single_quoted(text)
 
 
 def jinja_string(text: str) -> str:
-    """``text`` as a single-quoted Jinja string literal (Jinja decodes
-    Python's backslash escapes in it)."""
-    escaped = text.replace("\\", "\\\\").replace("'", "\\'")
-    return "'" + escaped.replace("\n", "\\n").replace("\r", "\\r") + "'"
+    """``text`` as a Jinja string literal (Jinja decodes Python's
+    backslash escapes in it)."""
+    return _single_quoted(text)
 
 
 def jinja_literal(value: Any) -> str:
@@ -75,15 +81,12 @@ def jinja_literal(value: Any) -> str:
     raise TypeError(f"no Jinja literal for {type(value).__name__}")
 
 
-_OPENER = re.compile(r"\{")
-
-
 def jinja_text(text: str) -> str:
     """``text`` for a place dbt renders as Jinja (a description): rendered,
     it is ``text`` again; nothing in it opens a tag. Jinja also rewrites
     carriage returns and drops a last line break of its template text:
     those are written as expressions too."""
-    escaped = _OPENER.sub("{{ '{' }}", text).replace("\r", "{{ '\\r' }}")
+    escaped = text.replace("{", "{{ '{' }}").replace("\r", "{{ '\\r' }}")
     if escaped.endswith("\n"):
         escaped = escaped[:-1] + "{{ '\\n' }}"
     return escaped

@@ -5,7 +5,6 @@ tests per layer, and the properties files that hold them.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,7 @@ import yaml
 
 from python_helpers.connectors import mongodb
 from python_helpers.escaping import dbt_code, jinja_text
+from python_helpers.schema.column_names import is_plain_identifier
 from python_helpers.schema.extended_json import DocType
 from python_helpers.schema.metadata_topics import CHANGES
 from python_helpers.schema.spark_types import decode_column
@@ -52,15 +52,6 @@ def model_meta(spec: TopicSpec, layer: str) -> dict[str, Any]:
     return {"meta": meta | ({"cdc_kind": spec.kind} if spec.kind != CHANGES else {})}
 
 
-_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-
-
-def is_plain_name(name: str) -> bool:
-    """A name dbt's generic tests can take unquoted (letters, digits and
-    underscores, not first a digit)."""
-    return bool(_PLAIN_NAME.match(name))
-
-
 def key_list(keys: list[str]) -> str:
     """The primary key's columns for a description."""
     return ", ".join(dbt_code(key) for key in keys)
@@ -75,7 +66,7 @@ def test_names(names: list[str]) -> list[str]:
 def key_tests_by_column(keys: list[str]) -> bool:
     """Whether a one-column key's tests sit on its column (not_null, unique);
     otherwise the model gets cdc_unique_combination, which quotes any name."""
-    return len(keys) == 1 and is_plain_name(keys[0])
+    return len(keys) == 1 and is_plain_identifier(keys[0])
 
 
 def row_names(spec: TopicSpec) -> list[str]:

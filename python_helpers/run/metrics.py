@@ -33,6 +33,7 @@ from typing import Any
 from python_helpers.engine.sql_engine import SqlEngine
 from python_helpers.escaping import spark_string
 from python_helpers.land.raw_store import RAW_SCHEMA, LandingReport, create_table
+from python_helpers.run.maintenance import existing
 
 METRICS_TABLE = f"{RAW_SCHEMA}._run_metrics"
 COLUMNS = (
@@ -136,19 +137,12 @@ def built_relations(
 ) -> dict[str, TopicRelations]:
     """``relations`` without the tables that do not exist (a topic whose
     first build failed): one topic's failure leaves the others' counts."""
-    names = {r for rel in relations.values() for r in (rel.base, rel.state) if r}
-    schemas = {name.rsplit(".", 1)[0] for name in names}
-    existing = set()
-    for schema in schemas:
-        try:
-            rows = engine.sql(f"show tables in {schema}")
-        except Exception:  # noqa: BLE001 - a schema not yet made holds nothing
-            continue
-        plain = schema.replace("`", "")
-        existing |= {f"{plain}.{row['tableName']}".lower() for row in rows}
+    present = set(
+        existing(engine, {r for rel in relations.values() for r in (rel.base, rel.state) if r})
+    )
 
     def kept(name: str | None) -> str | None:
-        return name if name and name.replace("`", "").lower() in existing else None
+        return name if name in present else None
 
     return {
         topic: TopicRelations(kept(rel.base), kept(rel.state), rel.commit_time)

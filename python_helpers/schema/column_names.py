@@ -71,9 +71,7 @@ def _unheld(name: str) -> bool:
 
 
 def _stem(name: str) -> str:
-    if not name.strip():
-        return "_" + name
-    if name.startswith("#"):
+    if not name.strip() or name.startswith("#"):
         return "_" + name
     return "src" + name if _is_projects(name) else name
 
@@ -116,17 +114,18 @@ def spark_names(
     return {source: column for source, column in mapped.items() if source != column}
 
 
-# A nested field's name as the Hive metastore can keep it: the metastore
-# stores a column's type as text (``struct<a:string>``) without quoting
-# the field names, and Spark cannot read back such a type whose names are
-# not plain identifiers (a space, a colon, a non-ASCII letter): the table
-# or view would break the listing of its whole schema.
-_HIVE_FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
-def hive_safe(name: str) -> bool:
-    """Whether a nested field can keep ``name`` in the metastore."""
-    return bool(_HIVE_FIELD.match(name))
+def is_plain_identifier(name: str) -> bool:
+    """ASCII letters, digits and ``_``, not first a digit: a name any text
+    may hold unquoted. What a nested field's name must be for the Hive
+    metastore, which stores a column's type as text (``struct<a:string>``)
+    without quoting its field names (Spark cannot read back such a type
+    with a space, a colon or a non-ASCII letter in a name: the table or
+    view would break the listing of its whole schema); and what dbt's
+    generic column tests take unquoted."""
+    return bool(_PLAIN.match(name))
 
 
 def nested_names(names: Iterable[str]) -> dict[str, str]:
@@ -137,10 +136,10 @@ def nested_names(names: Iterable[str]) -> dict[str, str]:
     among the fields (in order: a field seen later never renames one seen
     before)."""
     names = list(dict.fromkeys(names))
-    taken = {spark_key(name) for name in names if hive_safe(name)}
+    taken = {spark_key(name) for name in names if is_plain_identifier(name)}
     mapped = {}
     for name in names:
-        if hive_safe(name):
+        if is_plain_identifier(name):
             continue
         stem = re.sub(r"[^A-Za-z0-9_]", "_", name)
         stem = stem if stem and not stem[0].isdigit() else "_" + stem

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from python_helpers.escaping import spark_identifier
-from python_helpers.schema.column_names import hive_safe
+from python_helpers.schema.column_names import is_plain_identifier
 from python_helpers.schema.connect_schema import ConnectSchema, SchemaError
 
 SPARK_MAX_PRECISION = 38
@@ -244,14 +244,14 @@ def check_decodable(topic: str, row: ConnectSchema) -> None:
 def unkept_nested_fields(row: ConnectSchema) -> list[str]:
     """The paths of nested struct fields (below a top-level column) whose
     names the Hive metastore cannot keep in a column's type text
-    (column_names.hive_safe): such a table would break its schema's listing."""
+    (column_names.is_plain_identifier): such a table would break its schema's listing."""
 
     def walk(schema: ConnectSchema | None, path: str) -> list[str]:
         if schema is None:
             return []
         found = []
         for item in schema.fields:
-            if not hive_safe(item.name):
+            if not is_plain_identifier(item.name):
                 found.append(f"{path}.{item.name}")
             found += walk(item.schema, f"{path}.{item.name}")
         return found + walk(schema.items, path + "[]") + walk(schema.values, path + "{}")

@@ -27,7 +27,7 @@ from python_helpers.land.landing import (
     topic_files,
 )
 from python_helpers.project import generated_models
-from python_helpers.project.code_check import file_problem
+from python_helpers.project.code_check import sql_problem
 from python_helpers.project.project_check import check_project
 from python_helpers.project.scaffold import scaffold_all
 from python_helpers.project.topic_properties import history_unsupported, topic_layers
@@ -443,7 +443,7 @@ def _leave_out_unsafe(
         path = spec_files.spec_path(project, topic)
         if path.exists() and path.read_text(encoding="utf-8") == text:
             continue  # checked when it was written
-        if (why := file_problem("spec.sql", text)) is not None:
+        if (why := sql_problem(text)) is not None:
             found[topic] = f"its generated spec would not be safe to parse ({why})"
     candidates = {t: s for t, s in result.specs.items() if t not in found}
     wanted = generated_models.wanted_files(project, candidates, settings, specs, failed=found)

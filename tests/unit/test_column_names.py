@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from python_helpers.project.code_check import file_problem
 from python_helpers.schema.column_names import (
     ColumnNameError,
-    hive_safe,
+    is_plain_identifier,
     nested_names,
     spark_key,
     spark_names,
@@ -135,8 +135,8 @@ def test_nested_fields_get_names_the_metastore_keeps(names: list[str], more: lis
     renames one seen before."""
     mapping = nested_names(names)
     fields = _columns(names, mapping)
-    assert all(hive_safe(f) for f in fields)
-    kept = [n for n in names if hive_safe(n)]
+    assert all(is_plain_identifier(f) for f in fields)
+    kept = [n for n in names if is_plain_identifier(n)]
     if len({spark_key(n) for n in kept}) == len(kept):  # a case-only pair is not mapped
         assert len({spark_key(f) for f in fields}) == len(fields)
     later = names + [n for n in more if n not in names]
