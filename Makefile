@@ -24,7 +24,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: setup run watch test lint ruff typecheck check-generated docs clean thrift-up thrift-down
 #>> checkout
-.PHONY: hooks test-fast soak bench bench-topics bench-mongodb bench-watch soak-watch test-thrift
+.PHONY: hooks test-fast soak bench bench-topics bench-mongodb bench-weight bench-watch soak-watch test-thrift
 #<<
 
 $(STAMP): requirements.txt requirements-jars.txt
@@ -149,6 +149,12 @@ soak-watch: setup $(BENCH_STAMP)
 ## 2.x topic: full build, a 1 % batch on the stored state, nothing new
 bench-mongodb: setup $(BENCH_STAMP)
 	$(PY) -m bench.mongodb --events $(if $(filter command line,$(origin N)),$(N),100000)
+
+## make bench-weight [WEIGHT_PROJECT=.]: what a topic weighs in a project
+## (its files, lines, YAML lines; no Spark)
+WEIGHT_PROJECT ?= .
+bench-weight: setup
+	$(PY) -m bench.weight --project $(WEIGHT_PROJECT)
 #<<
 
 ## make thrift-up / thrift-down: a local Spark Thrift Server on 127.0.0.1

@@ -1,4 +1,9 @@
-"""Command line: ``python -m python_helpers {land,sync,schema}``."""
+"""The project's command line: ``python -m python_helpers <command>``.
+
+``run`` does a whole pass (sync, land, dbt) or keeps watching; ``sync``,
+``land``, ``dbt``, ``maintain``, ``report``, ``show`` and ``export`` are its
+steps and views; ``init`` starts a project; ``--help`` lists them all.
+"""
 
 from __future__ import annotations
 
@@ -183,7 +188,11 @@ def _cmd_init(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the CLI."""
-    parser = argparse.ArgumentParser(prog="python -m python_helpers", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m python_helpers",
+        description="Debezium / Kafka Connect CDC topics to current-state tables on Spark,"
+        " as a dbt project (README.md).",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     land = commands.add_parser("land", help="land topic dumps into the raw tables")
     land.add_argument("--landing", help=LANDING_HELP)

@@ -3,18 +3,21 @@
     checked on dbt's graph (no table is read). Returns the select of one row
     per violation of `rule` (columns `rule`, `node`, `problem`), no rows when
     the project keeps it:
-    - `source_outside_staging`: only models under models/staging/ read a
-      source();
+    - `source_outside_staging`: only the base models (the first layer,
+      models/generated/base/) read a source();
     - `primary_key_untested`: every model has a primary-key test: `unique`
       and `not_null` on one column, `cdc_unique_combination`, or
       `cdc_accounts_for_landed_records` (which tests the landing file and
       line of the base, staging, quarantine and heartbeats models);
-    - `undocumented`: every model, source, source table and column declared
-      for them has a description;
+    - `undocumented`: every model, source and source table has a
+      description, and so has every column declared for them, except a
+      column declared for its tests only (what it means is said once: on
+      the topic's staging or current-state model, or for a metadata column
+      on the docs site's overview);
     - `later_layer_dependency`: a model depends on no model of a later layer
-      (staging/base, then staging, current, history and changes, examples: models that
-      read the tables as an analyst would), and every model is in one of
-      those folders.
+      (base, then staging and quarantine, current state, history and change
+      feeds, examples: models that read the tables as an analyst would), and
+      every model is in one of those folders (_cdc_layer).
     Used by the singular tests in tests/dbt/structure/.
 -#}
 {% macro cdc_structure_violations(rule) -%}
@@ -52,13 +55,18 @@
     {%- endif %}
 {%- endmacro %}
 
-{#- The layer of a model by its folder: 0 staging/base, 1 staging,
-    2 current, 3 history and changes, 4 examples; none outside them. -#}
+{#- The layer of a model by its folder: 0 base, 1 staging (a person's)
+    and the quarantine and heartbeat views, 2 current state (a person's
+    views, the generated state tables and the views beside them), 3 history
+    and change feeds, 4 examples; none outside them. -#}
 {% macro _cdc_layer(model) -%}
     {%- set path = model.original_file_path -%}
-    {%- for prefix, layer in [('models/staging/base/', 0), ('models/staging/', 1),
-        ('models/current/', 2), ('models/history/', 3),
-        ('models/changes/', 3), ('models/examples/', 4)] -%}
+    {%- for prefix, layer in [('models/generated/base/', 0), ('models/staging/', 1),
+        ('models/generated/quarantine/', 1), ('models/generated/heartbeats/', 1),
+        ('models/current/', 2), ('models/generated/state/', 2),
+        ('models/generated/consistent/', 2), ('models/generated/progress/', 2),
+        ('models/generated/history/', 3), ('models/generated/changes/', 3),
+        ('models/examples/', 4)] -%}
         {%- if path.startswith(prefix) -%}{{- return(layer) -}}{%- endif -%}
     {%- endfor -%}
     {{- return(none) -}}
@@ -66,9 +74,9 @@
 
 {% macro _cdc_sources_outside_staging(models) -%}
     {%- set found = [] -%}
-    {%- for model in models if not model.original_file_path.startswith('models/staging/') -%}
+    {%- for model in models if _cdc_layer(model) != 0 -%}
         {%- for parent in model.depends_on.nodes if parent.startswith('source.') -%}
-            {%- do found.append([model.name, 'reads ' ~ parent ~ ' outside models/staging/']) -%}
+            {%- do found.append([model.name, 'reads ' ~ parent ~ ' outside models/generated/base/']) -%}
         {%- endfor -%}
     {%- endfor -%}
     {{- return(found) -}}
@@ -102,6 +110,11 @@
 {%- endmacro %}
 
 {% macro _cdc_undocumented(models, sources) -%}
+    {%- set tested = {} -%}
+    {%- for test in graph.nodes.values() if test.resource_type == 'test' and test.attached_node
+        and test.column_name -%}
+        {%- do tested.setdefault(test.attached_node, []).append(test.column_name) -%}
+    {%- endfor -%}
     {%- set found = [] -%}
     {%- for node in models | list + sources | list -%}
         {%- set name = node.name if node.resource_type == 'model' else node.source_name ~ '.' ~ node.name -%}
@@ -111,7 +124,8 @@
         {%- if node.resource_type == 'source' and not (node.source_description or '') | trim -%}
             {%- do found.append([name, 'source ' ~ node.source_name ~ ' has no description']) -%}
         {%- endif -%}
-        {%- for column in node.columns.values() if not (column.description or '') | trim -%}
+        {%- for column in node.columns.values() if not (column.description or '') | trim
+            and column.name not in tested.get(node.unique_id, []) -%}
             {%- do found.append([name, 'column ' ~ column.name ~ ' has no description']) -%}
         {%- endfor -%}
     {%- endfor -%}
@@ -128,7 +142,7 @@
         {%- set layer = layers[model.unique_id] -%}
         {%- if layer is none -%}
             {%- do found.append([model.name, model.original_file_path ~ ' is in no layer folder'
-                ~ ' (models/staging/base, staging, current, history)']) -%}
+                ~ ' (models/staging, current, examples, generated/<layer>)']) -%}
         {%- else -%}
             {%- for parent in model.depends_on.nodes if layers.get(parent) is not none
                 and layers[parent] > layer -%}

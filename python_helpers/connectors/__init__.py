@@ -37,6 +37,8 @@ class Connector:
     # before the first ':', PostgreSQL's `txId:LSN` whose LSN is taken per
     # record); None: no transaction metadata
     transaction_match: str | None = None
+    # the macro its base model parses the landed values with
+    events_macro: str = "cdc_debezium_events"
 
 
 @cache
@@ -64,6 +66,8 @@ def lookup(name: str) -> Connector:
     return _registry()[name]
 
 
-def stages_documents(name: str) -> bool:
-    """True for a connector whose change events are documents (replayed)."""
-    return name in _registry() and _registry()[name].shape == DOCUMENTS
+def shape_of(name: str) -> str | None:
+    """What the connector named ``name`` stages (ROWS, DOCUMENTS or
+    METADATA), or None for a connector that is not supported."""
+    found = _registry().get(name)
+    return found.shape if found is not None else None

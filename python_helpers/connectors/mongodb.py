@@ -21,7 +21,12 @@ MONGODB = "mongodb"
 # documents are replayed from patches (macros/connectors/mongodb/), not merged
 # as row images: no history model
 CONNECTOR = Connector(
-    name=MONGODB, folder="mongodb", title="MongoDB", shape=DOCUMENTS, history=False
+    name=MONGODB,
+    folder="mongodb",
+    title="MongoDB",
+    shape=DOCUMENTS,
+    history=False,
+    events_macro="cdc_mongodb_events",
 )
 KEY_FIELD = "_id"
 # Staged types of the source fields the connector versions write.
@@ -99,12 +104,6 @@ def envelope_schema(source_fields: list[str]) -> ConnectSchema:
     fields = [_text(n) for n in ("before", "after", "patch", "filter")]
     fields += [description, source, _text("op"), _text("ts_ms"), transaction]
     return parse_schema({"type": "struct", "optional": False, "fields": fields})
-
-
-def is_mongodb(payload: dict[str, Any]) -> bool:
-    """Whether a value payload is a MongoDB connector event."""
-    source = payload.get("source")
-    return isinstance(source, dict) and source.get("connector") == MONGODB
 
 
 def _document(text: Any) -> dict[str, Any] | None:

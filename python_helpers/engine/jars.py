@@ -12,7 +12,7 @@ import shutil
 from importlib import resources
 from pathlib import Path
 
-from python_helpers.spec.digest import file_digest
+from python_helpers.digest import file_digest
 
 ICEBERG_JAR = "iceberg-spark-runtime-3.5_2.12-1.10.2.jar"
 ICEBERG_JAR_SHA256 = "c562d482dcd16b666e808b755469fbc4b2604284b41622c9d87e2c02b7cc6c5f"

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from python_helpers.digest import file_digest
 from python_helpers.engine.sql_engine import SqlEngine, first_value
 from python_helpers.escaping import spark_identifier, spark_string
 from python_helpers.land.crash_points import AFTER_RAW_APPEND, crash_point
@@ -48,8 +49,7 @@ from python_helpers.land.landing import (
     topic_dirs,
     topic_files,
 )
-from python_helpers.project.naming import raw_table_name
-from python_helpers.spec.digest import file_digest
+from python_helpers.naming import raw_table_name
 
 RAW_SCHEMA = "cdc_landing"
 MANIFEST_TABLE = "_landing_manifest"

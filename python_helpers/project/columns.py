@@ -1,11 +1,11 @@
 """The columns a topic's models document and test: row columns from the
-schema, metadata columns (their text is a doc block, written once), the
-tests per layer, and the properties files that hold them.
+schema (described on the models analysts read), metadata columns (listed
+only where they carry a test: what they mean is written once, in the docs
+site's overview), the tests per layer, and the text of a properties file.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -21,30 +21,38 @@ from python_helpers.spec.generate import TopicSpec, row_schema
 # libyaml's emitter when PyYAML has it: `sync` renders every topic's
 # properties each run to compare them with the files (about 10 ms a topic
 # with the pure-Python emitter: a second per cycle of a 100-topic watch)
-_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_BASE_DUMPER: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
-def properties_text(models: list[dict[str, Any]], header: str = "") -> str:
-    """A properties file declaring ``models``, after ``header`` (comment lines)."""
+class _Dumper(_BASE_DUMPER):  # type: ignore[misc]
+    """Lists of plain words (tests, accepted values) on one line."""
+
+
+def _list(dumper: Any, data: list[Any]) -> Any:
+    flat = all(isinstance(item, str) and is_plain_identifier(item) for item in data)
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=flat and bool(data))
+
+
+_Dumper.add_representer(list, _list)
+
+
+def properties_text(
+    models: list[dict[str, Any]], header: str = "", sources: list[dict[str, Any]] | None = None
+) -> str:
+    """A properties file declaring ``sources`` and ``models``, after
+    ``header`` (comment lines)."""
+    document: dict[str, Any] = {"version": 2}
+    if sources:
+        document["sources"] = sources
+    document["models"] = models
     text: str = yaml.dump(
-        {"version": 2, "models": models},
-        Dumper=_DUMPER,
+        document,
+        Dumper=_Dumper,
         sort_keys=False,
         width=88,
         allow_unicode=True,
     )
     return header + text
-
-
-def write_properties(path: Path, models: list[dict[str, Any]]) -> None:
-    """A properties file of the analysts: written once, refused if it exists."""
-    if path.exists():
-        raise FileExistsError(
-            f"{path} exists but declares no staging model for this topic: move it"
-            " away (or add the topic's models to it by hand), then sync again"
-        )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(properties_text(models), encoding="utf-8")
 
 
 def model_meta(spec: TopicSpec, layer: str) -> dict[str, Any]:
@@ -74,10 +82,19 @@ def row_names(spec: TopicSpec) -> list[str]:
     return [item.name for item in row_schema(spec.value_schema).fields]
 
 
-def row_columns(spec: TopicSpec, key_tests: bool) -> list[dict[str, Any]]:
+def row_columns(spec: TopicSpec, key_tests: bool, described: bool = True) -> list[dict[str, Any]]:
+    """The entries of the topic's row columns; ``described``: with their
+    descriptions (the models analysts read), else only the columns that
+    carry a test."""
     columns: list[dict[str, Any]] = []
     by_column = key_tests and key_tests_by_column(list(spec.primary_key))
     for item in row_schema(spec.value_schema).fields:
+        tested = by_column and item.name in spec.primary_key
+        if not described:
+            if tested:
+                name = jinja_text(spec.spark_name(item.name))
+                columns.append({"name": name, "data_tests": ["not_null", "unique"]})
+            continue
         decoded = decode_column(item.name, item.schema, spec.decimal_format)
         spark = spec.spark_name(item.name)
         renamed = (
@@ -91,7 +108,7 @@ def row_columns(spec: TopicSpec, key_tests: bool) -> list[dict[str, Any]]:
             "description": f"Source column {dbt_code(item.name)}: {dbt_code(decoded.connect_type)}"
             f" in Kafka Connect, {dbt_code(decoded.type)} here.{renamed}",
         }
-        if by_column and item.name in spec.primary_key:
+        if tested:
             column["data_tests"] = ["not_null", "unique"]
         columns.append(column)
     return columns
@@ -122,13 +139,14 @@ def column_tests(name: str, ops: list[str] | None, where: str | None = None) -> 
 def metadata_columns(
     names: list[str], ops: list[str] | None = STAGING_OPS, where: str | None = None
 ) -> list[dict[str, Any]]:
+    """The entries of the metadata columns among ``names`` that carry a test
+    on this model (their meaning is written once: models/docs/overview.md,
+    the docs site's overview, which every topic model's description links)."""
     columns = []
     for name in names:
-        column: dict[str, Any] = {"name": name, "description": f'{{{{ doc("{name}") }}}}'}
         tests = column_tests(name, ops, where)
         if tests:
-            column["data_tests"] = tests
-        columns.append(column)
+            columns.append({"name": name, "data_tests": tests})
     return columns
 
 
@@ -244,7 +262,6 @@ TRANSACTIONS_TABLE_COLUMNS = {
     "ended_at": "END time at the source, UTC.",
     "event_count": "How many change events the transaction emitted (END).",
     "data_collections": "Events per table (END): `data_collection`, `event_count`.",
-    "_landing_batch": '{{ doc("_landing_batch") }}',
 }
 TRANSACTION_PROGRESS_COLUMNS = {
     "transaction_key": "What matches one transaction's records: its id, for PostgreSQL"
@@ -267,7 +284,6 @@ TRANSACTION_PROGRESS_COLUMNS = {
     "first_batch": "The landing batch of its first record (BEGIN, END or event).",
     "first_landed_at": "When its first record was landed.",
     "last_landed_at": "When its newest record was landed.",
-    "_landing_batch": '{{ doc("_landing_batch") }}',
 }
 NOTIFICATION_COLUMNS = {
     "notification_id": "`id`: for an incremental snapshot, the id of its execute-snapshot signal.",
@@ -297,11 +313,6 @@ SNAPSHOT_SCANS_COLUMNS = {
     "completed_at": "When the scan ended (TABLE_SCAN_COMPLETED), UTC.",
     "notification_id": "The completion's `id`.",
     "connector_name": "The Kafka Connect connector.",
-    "_kafka_topic": '{{ doc("_kafka_topic") }}',
-    "_kafka_partition": '{{ doc("_kafka_partition") }}',
-    "_kafka_offset": '{{ doc("_kafka_offset") }}',
-    "_landing_file": '{{ doc("_landing_file") }}',
-    "_landing_line": '{{ doc("_landing_line") }}',
     "_landing_batch": "The newer of the completion's and its STARTED notification's landing"
     " batches: the scan is known from it on.",
 }
@@ -323,14 +334,6 @@ SCHEMA_HISTORY_COLUMNS = {
     " scale, position, optional, ...",
     "default_charset_name": "Default character set of the table.",
     "ddl": "The DDL statement, when the connector gives one.",
-    "_cdc_position": '{{ doc("_cdc_position") }}',
-    "_cdc_source_committed_at": '{{ doc("_cdc_source_committed_at") }}',
-    "_kafka_topic": '{{ doc("_kafka_topic") }}',
-    "_kafka_partition": '{{ doc("_kafka_partition") }}',
-    "_kafka_offset": '{{ doc("_kafka_offset") }}',
-    "_landing_batch": '{{ doc("_landing_batch") }}',
-    "_landing_file": '{{ doc("_landing_file") }}',
-    "_landing_line": '{{ doc("_landing_line") }}',
 }
 # a landed record (plain-form lines have no Kafka coordinates) and the
 # position of the change in it
@@ -347,17 +350,3 @@ MERGED_METADATA = ["_cdc_value_positions"]
 
 def described(columns: dict[str, str]) -> list[dict[str, Any]]:
     return [{"name": name, "description": text} for name, text in columns.items()]
-
-
-LANDING_COLUMNS = [
-    "kafka_topic",
-    "kafka_partition",
-    "kafka_offset",
-    "kafka_timestamp_ms",
-    "kafka_key",
-    "kafka_value",
-    "landing_file",
-    "landing_line",
-    "landing_error",
-    "landing_batch",
-]

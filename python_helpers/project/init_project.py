@@ -17,6 +17,7 @@ from pathlib import Path
 from python_helpers.spec.spec_files import SPEC_DIR
 
 COPIED = (
+    ".gitattributes",
     ".gitignore",
     ".sqlfluff",
     ".sqlfluffignore",

@@ -1,19 +1,25 @@
-"""The names of a topic's models, and the models a project has per topic
-(found by ``meta.cdc_topic`` and ``meta.cdc_layer``, whatever their names).
+"""The names of a topic's models and where their files are.
+
+A person owns the staging and current-state models of a topic (written once
+from their templates, never rewritten); every other file of the topic is
+generated under ``models/generated/`` and kept current by ``sync``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from python_helpers import connectors
-from python_helpers.project.naming import entity_name, raw_table_name
-from python_helpers.project.project_check import read_properties
+from python_helpers.naming import entity_name, raw_table_name
 from python_helpers.schema.metadata_topics import SCHEMA_CHANGES
 from python_helpers.spec.generate import TopicSpec
 
 MODELS_DIR = Path("models")
+# under MODELS_DIR: what sync writes and rewrites (so marked in .gitattributes)
+GENERATED_DIR = Path("generated")
+# the layers whose models a person owns
+OWNED_LAYERS = ("staging", "current")
 
 
 @dataclass(frozen=True)
@@ -58,58 +64,21 @@ class ModelNames:
             progress=f"{folder}__{entity}__progress",
         )
 
-    def existing(self, layers: dict[str, str]) -> ModelNames:
-        """These names with the topic's models as the project has them
-        (``layers``: meta.cdc_layer -> model name; scaffolded under an older
-        naming, or renamed by hand). The current-state view is named after
-        the state table (``<current>__state``): a topic may have more
-        current-layer views (e.g. one with soft deletes)."""
-        current = layers["state"].removesuffix("__state") if "state" in layers else self.current
-        return replace(
-            self,
-            base=layers.get("base", self.base),
-            staging=layers.get("staging", self.staging),
-            quarantine=layers.get("quarantine", self.quarantine),
-            state=layers.get("state", self.state),
-            heartbeats=layers.get("heartbeats", self.heartbeats),
-            history=layers.get("history", f"{current}__history"),
-            changes=layers.get("changes", f"{current}__changes"),
-            consistent=layers.get("consistent", f"{current}__consistent"),
-            progress=layers.get("progress", f"{current}__progress"),
-            current=current,
-            entity=current.removeprefix(f"{self.folder}__"),
-        )
-
     def path(self, layer: str) -> Path:
-        """Where the model of ``layer`` (``meta.cdc_layer``) is written when
-        it is new, under the models folder."""
-        folder = {
-            "base": Path("staging", "base", self.folder),
-            "staging": Path("staging", self.folder),
-            "quarantine": Path("staging", self.folder),
-            "heartbeats": Path("staging", self.folder),
-            "state": Path("current", self.folder),
-            "current": Path("current", self.folder),
-            "history": Path("history", self.folder),
-            "changes": Path("changes", self.folder),
-            "consistent": Path("current", self.folder),
-            "progress": Path("current", self.folder),
-        }[layer]
-        return MODELS_DIR / folder / f"{getattr(self, layer)}.sql"
+        """Where the model of ``layer`` (``meta.cdc_layer``) is, under the
+        project: a person's (staging, current state) under
+        ``models/<layer>/<connector>/``, the generated ones under
+        ``models/generated/<layer>/<connector>/``."""
+        folder = Path(layer) if layer in OWNED_LAYERS else GENERATED_DIR / layer
+        return MODELS_DIR / folder / self.folder / f"{getattr(self, layer)}.sql"
+
+    def properties(self) -> Path:
+        """The topic's generated properties file (every model of the topic
+        and its raw table), under the project."""
+        return MODELS_DIR / GENERATED_DIR / "properties" / self.folder / f"_{self.current}.yml"
 
 
-def topic_models(project: Path) -> dict[str, dict[str, str]]:
-    """The models of each topic by layer (``meta.cdc_topic``,
-    ``meta.cdc_layer``): topic -> layer -> model name."""
-    found: dict[str, dict[str, str]] = {}
-    for _, loaded in read_properties(project / MODELS_DIR):
-        for model in loaded.get("models") or []:
-            meta = (model.get("config") or {}).get("meta") or model.get("meta") or {}
-            if meta.get("cdc_layer") and meta.get("cdc_topic"):
-                found.setdefault(meta["cdc_topic"], {})[meta["cdc_layer"]] = model["name"]
-    return found
-
-
-def scaffolded_topics(project: Path) -> set[str]:
-    """Topics that already have a staging model."""
-    return {topic for topic, layers in topic_models(project).items() if "staging" in layers}
+def properties_header(topic: str) -> str:
+    """The first line of a topic's generated properties file (a Kafka topic
+    name is letters, digits, '.', '_' and '-': safe in a comment)."""
+    return f"# GENERATED by `python -m python_helpers sync` for topic {topic}: do not edit.\n"

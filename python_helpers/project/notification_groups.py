@@ -45,8 +45,7 @@ def _member(spec: TopicSpec, declared: dict[str, Any]) -> bool:
         declared.get("snapshot_deletes") is True
         and spec.kind == CHANGES
         and bool(spec.primary_key)
-        and connectors.unsupported(spec.connector) is None
-        and not connectors.stages_documents(spec.connector)
+        and connectors.shape_of(spec.connector) == connectors.ROWS
     )
 
 

@@ -54,8 +54,8 @@ def read_properties(models: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
 
 
 def check_project(models: Path) -> None:
-    """Raise ProjectError when a model, a source or a source table is
-    declared twice, or a model file name is used twice."""
+    """Raise ProjectError when a model or a source table is declared twice,
+    or a model file name is used twice."""
     declared: dict[str, Path] = {}
     sources: dict[str, Path] = {}
     for path, loaded in read_properties(models):
@@ -73,13 +73,15 @@ def check_project(models: Path) -> None:
             name = source.get("name") if isinstance(source, dict) else None
             if not name:
                 raise ProjectError(f"{path}: a source entry without a name")
-            if name in sources:
-                raise ProjectError(f"{path}: source {name!r} is declared in {sources[name]} too")
-            sources[name] = path
-            tables = [str(t.get("name")) for t in source.get("tables") or [] if isinstance(t, dict)]
-            repeated = sorted({t for t in tables if tables.count(t) > 1})
-            if repeated:
-                raise ProjectError(f"{path}: source {name!r} declares {repeated} twice")
+            # a source's tables may be declared in several files (each topic's
+            # generated properties declares its raw table), each table once
+            for table in source.get("tables") or []:
+                key = f"{name}.{table.get('name') if isinstance(table, dict) else table}"
+                if key in sources:
+                    raise ProjectError(
+                        f"{path}: source table {key!r} is declared in {sources[key]} too"
+                    )
+                sources[key] = path
     files: dict[str, Path] = {}
     for path in sorted(models.rglob("*.sql")):
         if path.stem in files:

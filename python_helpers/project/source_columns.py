@@ -2,9 +2,9 @@
 
 Every field of a connector's `source` block becomes a column of the base,
 staging and merged models (``cdc_source_column_name`` in
-macros/envelope/cdc_source_position.sql names them the same way). This
-module names and describes them for the properties files `sync` writes, so
-the docs site explains every column.
+macros/connectors/relational/cdc_source_position.sql names them the same way). This
+module names and describes them for the staging model's properties (they
+differ by connector), so the docs site explains every column.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import re
 from typing import Any
 
 from python_helpers.escaping import dbt_code, jinja_text
-from python_helpers.schema.metadata_topics import CHANGES
 from python_helpers.spec.generate import TopicSpec, render_spec
 
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
@@ -83,22 +82,3 @@ def source_columns(spec: TopicSpec) -> list[dict[str, Any]]:
     """Properties entries (name, description) of the topic's source columns."""
     fields: list[str] = render_spec(spec)["source_fields"]
     return [{"name": jinja_text(column_name(f)), "description": describe(f)} for f in fields]
-
-
-# layers whose models carry the source columns (quarantine and heartbeats
-# do not; nor do the tables built from metadata topics)
-_LAYERS = ("base", "staging", "state", "current", "history", "consistent", "changes")
-
-
-def add_source_columns(models: list[dict[str, Any]], spec: TopicSpec) -> None:
-    """Document the source columns in the models of ``spec`` that have them:
-    before `_kafka_topic`, where the SQL puts them."""
-    entries = source_columns(spec)
-    for model in models:
-        layer = model.get("config", {}).get("meta", {}).get("cdc_layer")
-        if not entries or layer not in _LAYERS or (spec.kind != CHANGES and layer == "current"):
-            continue
-        columns = model.setdefault("columns", [])
-        names = [c["name"] for c in columns]
-        at = names.index("_kafka_topic") if "_kafka_topic" in names else len(columns)
-        columns[at:at] = [dict(e) for e in entries if e["name"] not in names]

@@ -1,11 +1,14 @@
 """What the properties files say about each model of a topic, by layer.
 
 One entry per model (``meta.cdc_layer``): name, description, meta, tests
-and documented columns, built from the topic's schema. The analysts'
-layers (staging, current) go into properties files written once
-(``scaffold``); the generated layers (base, quarantine, state, history,
-heartbeats) into the topic's generated properties file, rewritten by every
-sync (``generated_models``).
+and documented columns, built from the topic's schema and its declaration
+(``description:``, ``columns:``), for every model of the topic: they all go
+into the topic's generated properties file, rewritten by every sync
+(``generated_models``). Each thing is said once: the source columns are
+described on the models analysts read (staging and current state), the
+plumbing models list only the columns they test, and the metadata columns'
+meaning is in the docs site's overview (models/docs/overview.md), which
+every description links.
 """
 
 from __future__ import annotations
@@ -15,13 +18,11 @@ from typing import Any
 
 from python_helpers import connectors
 from python_helpers.connectors import DOCUMENTS, mongodb
-from python_helpers.escaping import dbt_code
+from python_helpers.escaping import dbt_code, jinja_text
 from python_helpers.project.columns import (
-    BASE_VERDICT,
     CURRENT_OPS,
     HEARTBEAT_COLUMNS,
     KAFKA_COLUMNS,
-    MERGED_METADATA,
     MONGODB_CURRENT_COLUMNS,
     NOTIFICATION_COLUMNS,
     QUARANTINE_COLUMNS,
@@ -48,7 +49,7 @@ from python_helpers.project.columns import (
     test_names,
 )
 from python_helpers.project.model_names import ModelNames
-from python_helpers.project.source_columns import add_source_columns
+from python_helpers.project.source_columns import source_columns
 from python_helpers.schema.metadata_topics import (
     CHANGES,
     KIND_LABELS,
@@ -110,7 +111,7 @@ def topic_layers(
     layers = ["base", "staging", "quarantine"]
     if spec.kind == CHANGES and has_heartbeats(spec):
         layers.append("heartbeats")
-    rows = spec.kind == CHANGES and not connectors.stages_documents(spec.connector)
+    rows = spec.shape == connectors.ROWS
     if rows and spec.primary_key:
         layers.append("state")
     if spec.kind != CHANGES or not rows or spec.primary_key:
@@ -124,25 +125,75 @@ def topic_layers(
     return layers
 
 
-def model_entries(spec: TopicSpec, names: ModelNames, layers: list[str]) -> list[dict[str, Any]]:
+# the end of every topic model's description: where its metadata columns
+# are described (dbt-docs' overview page)
+METADATA_LINK = (
+    "Its metadata columns (`_cdc_*`, `_kafka_*`, `_landing_*`, `_quarantine_*`) are"
+    " described once, on the [overview](#!/overview)."
+)
+
+
+def model_entries(
+    spec: TopicSpec,
+    names: ModelNames,
+    layers: list[str],
+    declared: dict[str, Any] | None = None,
+) -> list[dict[str, Any]]:
     """The properties entries of the topic's models of ``layers``, in the
-    order of ``layers``, their source columns documented."""
-    if spec.kind != CHANGES:
-        every = _metadata_entries(spec, names)
-    elif connectors.stages_documents(spec.connector):
-        every = _document_entries(spec, names)
-    else:
-        every = _row_entries(spec, names)
+    order of ``layers``; ``declared``: its declaration's settings (a
+    person's ``description`` and ``columns``, merged in)."""
+    entries_of = {
+        connectors.METADATA: _metadata_entries,
+        connectors.DOCUMENTS: _document_entries,
+    }.get(spec.shape, _row_entries)
+    every = entries_of(spec, names)
     # copies: an entry shares no object with another (PyYAML would write
     # anchors and aliases for shared column lists)
     present = [layer for layer in layers if layer in every]
     entries = copy.deepcopy([every[layer] for layer in present])
     for layer, entry in zip(present, entries, strict=True):
+        if layer == "staging" and spec.kind == CHANGES:
+            entry["columns"] = _before_kafka(entry.get("columns", []), source_columns(spec))
+        _declare(entry, layer, spec, declared or {})
         block = guarantee_block(spec, layer)
-        if block:
-            entry["description"] += f'\n\n{{{{ doc("{block}") }}}}'
-    add_source_columns(entries, spec)
+        # a guarantee block ends with the link to the metadata columns
+        ending = f'{{{{ doc("{block}") }}}}' if block else METADATA_LINK
+        entry["description"] += f"\n\n{ending}"
+        if not entry.get("columns"):
+            entry.pop("columns", None)
     return entries
+
+
+def _before_kafka(
+    columns: list[dict[str, Any]], added: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """``columns`` with ``added`` before the first metadata column."""
+    at = next((i for i, c in enumerate(columns) if str(c["name"]).startswith("_")), len(columns))
+    return columns[:at] + added + columns[at:]
+
+
+def _declare(entry: dict[str, Any], layer: str, spec: TopicSpec, declared: dict[str, Any]) -> None:
+    """Merge a person's words into an analysts' model: ``description`` opens
+    the current-state model's description; ``columns``: per column, a
+    ``description`` that opens the column's (staging and current state) and
+    ``data_tests`` on the current-state model."""
+    if layer not in ANALYST_LAYERS:
+        return
+    if layer == "current" and declared.get("description"):
+        entry["description"] = f"{str(declared['description']).strip()}\n\n{entry['description']}"
+    columns = {str(c["name"]): c for c in entry.get("columns", [])}
+    for source, wanted in (declared.get("columns") or {}).items():
+        name = jinja_text(spec.spark_name(str(source)))
+        column = columns.get(name)
+        if column is None:
+            column = columns[name] = {"name": name}
+            entry.setdefault("columns", []).append(column)
+        if wanted.get("description"):
+            generated = column.get("description")
+            text = str(wanted["description"]).strip()
+            column["description"] = f"{text}\n\n{generated}" if generated else text
+        if layer == "current" and wanted.get("data_tests"):
+            column["data_tests"] = [*column.get("data_tests", []), *wanted["data_tests"]]
 
 
 # the doc block (models/docs/_cdc_guarantees.md) stating what a layer's
@@ -169,11 +220,11 @@ METADATA_GUARANTEES = {
 
 def guarantee_block(spec: TopicSpec, layer: str) -> str | None:
     """The doc block of what the topic's model of ``layer`` guarantees."""
-    if spec.kind != CHANGES:
-        return METADATA_GUARANTEES.get(layer)
-    if connectors.stages_documents(spec.connector):
-        return DOCUMENT_GUARANTEES.get(layer)
-    return ROW_GUARANTEES.get(layer)
+    blocks = {
+        connectors.METADATA: METADATA_GUARANTEES,
+        connectors.DOCUMENTS: DOCUMENT_GUARANTEES,
+    }.get(spec.shape, ROW_GUARANTEES)
+    return blocks.get(layer)
 
 
 def _accounts_test(names: ModelNames, heartbeats: bool) -> dict[str, Any]:
@@ -207,11 +258,9 @@ def _row_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str, Any]
             "description": f"Every landed record of topic `{spec.topic}`, its value"
             " parsed once: the typed row image, CDC and Kafka metadata, and the"
             " quarantine verdict. Appended batch by batch; the staging and"
-            " quarantine models are views over it.",
+            f" quarantine models are views over it. Its row columns are `{names.staging}`'s.",
             "config": model_meta(spec, "base"),
             "data_tests": [_accounts_test(names, heartbeats)],
-            "columns": row_columns(spec, key_tests=False)
-            + metadata_columns(metadata + BASE_VERDICT, None),
         },
         "staging": {
             "name": names.staging,
@@ -236,11 +285,11 @@ def _row_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str, Any]
             f" {keys} ever seen, the newest change in source order; a deleted"
             " key keeps its delete as a row (`_cdc_op = 'd'`, a delete marker) so"
             " that an older event landing later cannot bring it back. Purge old"
-            " markers with `dbt run-operation cdc_purge_delete_markers`.",
+            " markers with `dbt run-operation cdc_purge_delete_markers`. Its row"
+            f" columns are `{names.current}`'s.",
             "config": model_meta(spec, "state"),
-            "columns": row_columns(spec, key_tests=True)
-            + metadata_columns(metadata, STATE_OPS)
-            + metadata_columns(MERGED_METADATA, None),
+            "columns": row_columns(spec, key_tests=True, described=False)
+            + metadata_columns(metadata, STATE_OPS),
         },
         "current": {
             "name": names.current,
@@ -251,8 +300,7 @@ def _row_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str, Any]
             " `cdc_soft_deletes: true` deleted keys stay, flagged `is_deleted`.",
             "config": model_meta(spec, "current"),
             "columns": row_columns(spec, key_tests=True)
-            + metadata_columns(metadata, CURRENT_OPS, where=SOFT_DELETES_WHERE)
-            + metadata_columns(MERGED_METADATA, None),
+            + metadata_columns(metadata, CURRENT_OPS, where=SOFT_DELETES_WHERE),
         },
         "history": _history(spec, names),
         "changes": _changes(spec, names),
@@ -263,11 +311,10 @@ def _row_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str, Any]
             " has landed whole, in every topic of the project it touched (its connector's"
             " transaction topic says what whole is). A key changed by a transaction that"
             " is not yet complete, or follows one that is not, shows its version before"
-            " that transaction; a key it created is not shown yet. docs/guarantees.md.",
+            " that transaction; a key it created is not shown yet. docs/guarantees.md."
+            f" Its row columns are `{names.current}`'s.",
             "config": model_meta(spec, "consistent"),
-            "columns": row_columns(spec, key_tests=True)
-            + metadata_columns(metadata, None)
-            + metadata_columns(MERGED_METADATA, None),
+            "columns": row_columns(spec, key_tests=True, described=False),
         },
     }
     if not key_tests_by_column(list(spec.primary_key)):
@@ -302,7 +349,8 @@ def _changes(spec: TopicSpec, names: ModelNames) -> dict[str, Any]:
         " values and its previous ones (`_cdc_previous_*`), appended run by run. A"
         " downstream incremental model reads the rows newer than the newest"
         " `_cdc_feed_snapshot_id` it has seen. Built from the state rows the run wrote and the"
-        " state table as of the snapshot the feed last read (docs/ordering-and-merging.md).",
+        " state table as of the snapshot the feed last read (docs/ordering-and-merging.md)."
+        f" Its row columns are `{names.current}`'s.",
         "config": model_meta(spec, "changes"),
         "data_tests": [
             {
@@ -313,11 +361,7 @@ def _changes(spec: TopicSpec, names: ModelNames) -> dict[str, Any]:
                 }
             }
         ],
-        "columns": metadata_columns(["_cdc_change"], None)
-        + row_columns(spec, key_tests=False)
-        + metadata_columns(STAGING_METADATA + extra_columns(spec), None)
-        + previous
-        + metadata_columns(CHANGE_FEED_COLUMNS, None),
+        "columns": previous,
     }
 
 
@@ -331,15 +375,12 @@ CHANGE_FEED_COLUMNS = [
 
 
 def _version_columns() -> list[dict[str, Any]]:
-    columns = []
-    for name in VERSION_COLUMNS:
-        column: dict[str, Any] = {"name": name, "description": f'{{{{ doc("{name}") }}}}'}
-        if name == "valid_from_position":
-            column["data_tests"] = ["not_null"]
-        elif name in VERSION_OPS:
-            accepted = {"arguments": {"values": VERSION_OPS[name]}}
-            column["data_tests"] = [{"accepted_values": accepted}]
-        columns.append(column)
+    """The tests of a history's version columns (described on the overview)."""
+    columns: list[dict[str, Any]] = [{"name": "valid_from_position", "data_tests": ["not_null"]}]
+    for name, ops in VERSION_OPS.items():
+        columns.append(
+            {"name": name, "data_tests": [{"accepted_values": {"arguments": {"values": ops}}}]}
+        )
     return columns
 
 
@@ -351,7 +392,8 @@ def _history(spec: TopicSpec, names: ModelNames) -> dict[str, Any]:
         f" version of each {keys}, opened by a create, snapshot read or update and"
         " closed by the key's next change or a truncate, in source order. Late events"
         " split the version they fall in; a re-sent event opens no second version."
-        f" Its open versions (`is_current`) equal `{names.current}`.",
+        f" Its open versions (`is_current`) equal `{names.current}`; its row columns are"
+        " that model's.",
         "config": model_meta(spec, "history"),
         "data_tests": [
             {
@@ -362,9 +404,7 @@ def _history(spec: TopicSpec, names: ModelNames) -> dict[str, Any]:
                 }
             }
         ],
-        "columns": row_columns(spec, key_tests=False)
-        + metadata_columns(STAGING_METADATA + extra_columns(spec), None)
-        + _version_columns(),
+        "columns": _version_columns(),
     }
 
 
@@ -383,10 +423,9 @@ def _document_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str,
             "description": f"Every landed record of MongoDB topic `{spec.topic}`, its"
             " value parsed once: document id, the change as written (documents,"
             " patch, update description), CDC and Kafka metadata, and the"
-            " quarantine verdict. Appended batch by batch.",
+            f" quarantine verdict. Appended batch by batch. Its columns are `{names.staging}`'s.",
             "config": model_meta(spec, "base"),
             "data_tests": [_accounts_test(names, False)],
-            "columns": change_columns + metadata_columns(STAGING_METADATA + BASE_VERDICT, None),
         },
         "staging": {
             "name": names.staging,
@@ -485,10 +524,10 @@ def _metadata_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str,
         "base": {
             "name": names.base,
             "description": f"Every landed record of the {kind} topic `{spec.topic}`,"
-            " its value parsed once, with the quarantine verdict.",
+            f" its value parsed once, with the quarantine verdict. Its columns are"
+            f" `{names.staging}`'s.",
             "config": model_meta(spec, "base"),
             "data_tests": [_accounts_test(names, False)],
-            "columns": event_columns + metadata_columns(BASE_VERDICT, None),
         },
         "staging": {
             "name": names.staging,

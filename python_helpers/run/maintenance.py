@@ -51,7 +51,7 @@ import yaml
 from python_helpers.engine.sql_engine import SqlEngine
 from python_helpers.escaping import spark_string
 from python_helpers.land.raw_store import DUPLICATES_TABLE, MANIFEST_TABLE, RAW_SCHEMA
-from python_helpers.project.naming import raw_table_name
+from python_helpers.naming import raw_table_name
 
 PROCEDURES = "spark_catalog.system"
 # when each table's orphans were last removed (and markers purged, tables

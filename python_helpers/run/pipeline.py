@@ -27,13 +27,12 @@ from python_helpers.engine.watch_endpoint import state_dir
 from python_helpers.land.landing import topic_dirs
 from python_helpers.project.init_project import LANDING
 from python_helpers.project.project_check import ProjectError
-from python_helpers.project.yaml_edit import PropertiesError
+from python_helpers.project.sync import sync
 from python_helpers.run import build_plan, checks, rebuilds
 from python_helpers.run.dbt_session import DbtSession
 from python_helpers.run.tail import Tail
 from python_helpers.spec import spec_files
 from python_helpers.spec.generate import SpecError
-from python_helpers.spec.sync import sync
 
 # a project's own landing folder (`init` makes one), else this checkout's samples
 PROJECT_LANDING = Path(LANDING)
@@ -62,7 +61,6 @@ def land(args: argparse.Namespace) -> tuple[int, list[Any]]:
 
     landing = landing_dir(args.landing)
     state = state_dir()
-    refuse_old_state(state)
     known = spec_files.known_topics(Path("."))
     fingerprint = raw_store.landing_fingerprint(landing, known)
     changed = raw_store.changed_topics(fingerprint, state)
@@ -99,18 +97,6 @@ def land(args: argparse.Namespace) -> tuple[int, list[Any]]:
     return 0, reports
 
 
-def refuse_old_state(state: Path) -> None:
-    """The first layout kept raw records as JSON files under <state>/raw,
-    read through external JSON tables: it cannot be appended to."""
-    if any((state / "raw").glob("*/batch-*.jsonl")):
-        raise SystemExit(
-            f"error: {state} holds a landing of the older layout (JSON files under"
-            f" {state / 'raw'}). Raw tables are Iceberg tables now: run `make clean`"
-            " (or delete that folder), then `make run` to land and build again from"
-            " the landing folder; nothing is lost, the landing is the source."
-        )
-
-
 def sync_step(args: argparse.Namespace) -> int:
     """``sync`` alone: exit code 1 when a topic was left out (the others
     were synced)."""
@@ -129,7 +115,7 @@ def synced(args: argparse.Namespace) -> tuple[int, dict[str, str]]:
             state_dir=state_dir(),
             progress=lambda line: print(line, flush=True),
         )
-    except (ProjectError, PropertiesError, FileExistsError, SpecError) as error:
+    except (ProjectError, SpecError) as error:
         print(f"error: sync left the project unchanged past this point: {error}", file=sys.stderr)
         return 1, {}
     for topic, reason in sorted(result.skipped.items()):
@@ -161,11 +147,9 @@ def synced(args: argparse.Namespace) -> tuple[int, dict[str, str]]:
     for path in result.declared:
         print(f"declared {path}")
     for path in result.scaffolded:
-        print(f"scaffolded {path}")
+        print(f"wrote {path} (yours from now on: sync never rewrites it)")
     for path in result.models:
-        print(f"regenerated {path}")
-    for path in result.moved:
-        print(f"moved the properties of generated models out of {path} (now generated)")
+        print(f"generated {path}")
     return 0, result.failed
 
 

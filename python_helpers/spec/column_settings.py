@@ -70,11 +70,45 @@ def _listed(setting: dict[str, list[str]] | list[str] | None) -> list[str]:
     return next(iter(setting.values()))
 
 
+COLUMN_DOC_KEYS = ("description", "data_tests")
+
+
+def declared_docs(config: Declared) -> None:
+    """Check a declaration's ``description`` (text) and ``columns`` (per
+    column: ``description`` text, ``data_tests`` a list of dbt tests)."""
+    description = config.settings.get("description")
+    if description is not None and not isinstance(description, str):
+        raise SpecError(f"{config.origin}: description is {description!r}; expected text")
+    columns = config.settings.get("columns")
+    if columns is None:
+        return
+    if not isinstance(columns, dict):
+        raise SpecError(f"{config.origin}: columns: expected a mapping of column names")
+    for name, entry in columns.items():
+        if not isinstance(entry, dict) or not set(entry) <= set(COLUMN_DOC_KEYS):
+            raise SpecError(
+                f"{config.origin}: columns: {name!r}: expected a mapping of"
+                f" {' and/or '.join(COLUMN_DOC_KEYS)}"
+            )
+        if not isinstance(entry.get("description", ""), str):
+            raise SpecError(f"{config.origin}: columns: {name!r}: description: expected text")
+        if not isinstance(entry.get("data_tests", []), list):
+            raise SpecError(f"{config.origin}: columns: {name!r}: data_tests: expected a list")
+
+
 def check_columns(config: Declared, spec: TopicSpec) -> None:
     """Stop sync, naming the declaration, when one of these settings names
     a column that is not a non-key row column of the topic (a typo would
     otherwise change nothing), or when the topic's connector cannot take
     it."""
+    if spec.shape == connectors.ROWS:
+        row = [f.name for f in row_schema(spec.value_schema).fields]
+        unknown = [str(n) for n in config.settings.get("columns") or {} if n not in row]
+        if unknown:
+            raise SpecError(
+                f"{config.origin}: columns names {', '.join(unknown)}: not a column of"
+                f" {spec.topic} (its columns: {', '.join(row)})"
+            )
     given = [
         (IGNORE_NULL_UPDATES, _listed(ignore_null_updates(config))),
         (HISTORY, _listed(history_columns(config))),
@@ -82,7 +116,7 @@ def check_columns(config: Declared, spec: TopicSpec) -> None:
     given = [(setting, names) for setting, names in given if names]
     if not given or spec.kind != CHANGES:
         return
-    if connectors.stages_documents(spec.connector):  # (a history is warned about)
+    if spec.shape == connectors.DOCUMENTS:  # (a history is warned about)
         if any(setting == IGNORE_NULL_UPDATES for setting, _ in given):
             raise SpecError(
                 f"{config.origin}: {IGNORE_NULL_UPDATES}: not for MongoDB topics (a partial"

@@ -4,7 +4,8 @@ A declaration holds what a person decides about a topic (its primary key,
 model name, history, where its schema comes from, the converter's decimal
 format, the schema-change policy, the largest value it parses, whether a
 complete snapshot deletes the keys it lacks, the columns whose nulls an
-update ignores, whether it has a change feed); everything
+update ignores, whether it has a change feed, and the words and tests a
+person gives the topic's models: ``description``, ``columns``); everything
 else is derived by ``sync`` from it and from the topic's schema blocks.
 
 A landing folder's ``topic.yml`` is input: ``sync`` imports it into the
@@ -23,8 +24,8 @@ from typing import Any
 
 import yaml
 
+from python_helpers.digest import text_md5
 from python_helpers.land.landing import TOPIC_CONFIG_FILE
-from python_helpers.spec.digest import text_md5
 from python_helpers.spec.generate import SpecError
 
 DECLARATION_DIR = Path("topics")
@@ -41,6 +42,8 @@ SETTINGS = (
     "changes",
     "notifications_for",
     "column_names",
+    "description",
+    "columns",
 )
 _IMPORTED = re.compile(r"^# imported: ([0-9a-f]{32}) ", re.MULTILINE)
 _HEADER = (

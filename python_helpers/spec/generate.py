@@ -14,8 +14,6 @@ import json
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-import yaml
-
 from python_helpers import connectors
 from python_helpers.connectors import mongodb
 from python_helpers.escaping import spark_identifier
@@ -97,6 +95,15 @@ class TopicSpec:
     # source column -> Spark column, for the row columns Spark cannot hold
     # under their own names (python_helpers.schema.column_names)
     column_names: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def shape(self) -> str:
+        """What the topic's events stage: ``connectors.METADATA`` for a
+        metadata topic, else its connector's shape (row images merged on a
+        key, or documents replayed)."""
+        if self.kind != CHANGES:
+            return connectors.METADATA
+        return connectors.shape_of(self.connector) or connectors.ROWS
 
     def spark_name(self, source: str) -> str:
         """The Spark column of source column ``source``."""
@@ -268,10 +275,15 @@ def _envelope_fields(envelope: ConnectSchema, kind: str) -> list[str]:
 
 def render_spec(spec: TopicSpec) -> dict[str, Any]:
     """The YAML-ready dict one topic contributes to the generated macro."""
-    if spec.kind != CHANGES:
-        return _render_metadata_spec(spec)
-    if connectors.stages_documents(spec.connector):
-        return _render_mongodb_spec(spec)
+    renderer = {
+        connectors.METADATA: _render_metadata_spec,
+        connectors.DOCUMENTS: _render_mongodb_spec,
+    }.get(spec.shape, _render_row_spec)
+    return renderer(spec)
+
+
+def _render_row_spec(spec: TopicSpec) -> dict[str, Any]:
+    """The spec of a topic of row images."""
     envelope = envelope_for_parsing(spec.value_schema)
     kind = envelope_kind(spec.value_schema)
     source_types = _source_types(spec.value_schema, kind)
@@ -412,18 +424,6 @@ def _version_scales(spec: TopicSpec, column: str) -> dict[str, Any]:
 
 def _compact(block: dict[str, Any]) -> str:
     return json.dumps(block, separators=(",", ":"), sort_keys=True)
-
-
-def read_macro(text: str) -> dict[str, TopicSpec]:
-    """Read back the specs an older project's single generated macro file
-    (``cdc_topic_schemas()``) stores; sync replaces it by per-topic files."""
-    start = text.find("{% raw %}")
-    end = text.find("{% endraw %}")
-    if start < 0 or end < 0:
-        raise SpecError("not a generated cdc_topic_schemas macro")
-    loaded = yaml.safe_load(text[start + len("{% raw %}") : end]) or {}
-    items = (loaded.get("topics") or {}).items()
-    return {topic: spec_from_item(topic, item) for topic, item in items}
 
 
 def spec_from_item(topic: str, item: dict[str, Any]) -> TopicSpec:

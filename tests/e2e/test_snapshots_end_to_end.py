@@ -10,7 +10,7 @@ older event of item 5, an incremental snapshot interleaved with updates
 and a delete of a key it read, and a second incremental snapshot, reported
 complete on the connector's notification topic (`shop.notifications`,
 `shopdb.notifications`, `server1.notifications`; on MySQL its scan failed),
-that lacks item 2 (tests/support/fixtures/write_samples.py writes them).
+that lacks item 2 (tests/support/fixtures/samples_snapshots.py writes them).
 `shop.public.stock_filtered` does not declare it: its second blocking
 snapshot and its incremental snapshot are filtered and lack item 2, which
 exists.

@@ -52,15 +52,19 @@ models:
       - cdc_unique_combination:
           arguments:
             columns: [id]
+    columns:
+      # declared for its test only: described where it is said once
+      - name: id
+        data_tests: [not_null]
   - name: reads_current
     description: A staging model reading a current-state model.
     columns:
       - name: id
 """
 MODELS = {
-    # compliant: reads the source in staging/base, tested, documented
-    "staging/base/base_events.sql": "select id from {{ source('raw', 'events') }}",
-    "current/events_state.sql": "select id from {{ ref('base_events') }}",
+    # compliant: reads the source in generated/base, tested, documented
+    "generated/base/base_events.sql": "select id from {{ source('raw', 'events') }}",
+    "generated/state/events_state.sql": "select id from {{ ref('base_events') }}",
     # reads a source outside staging; no description; no key test
     "current/reads_source.sql": "select id from {{ source('raw', 'events') }}",
     # staging reading a later layer; a column without description; no key test
@@ -79,8 +83,8 @@ EXPECTED = {
 def _project(root: Path) -> Path:
     project = fresh_project(PROJECT, root / "project")
     models = project / "models"
-    (models / "staging" / "base").mkdir(parents=True)
-    (models / "staging" / "base" / "_sources.yml").write_text(SOURCES_YML)
+    (models / "generated" / "base").mkdir(parents=True)
+    (models / "generated" / "base" / "_sources.yml").write_text(SOURCES_YML)
     (models / "_models.yml").write_text(COMPLIANT_YML)
     for path, sql in MODELS.items():
         (models / path).parent.mkdir(parents=True, exist_ok=True)

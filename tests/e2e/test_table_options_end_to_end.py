@@ -4,7 +4,7 @@ histories of test_merge_properties.py draw them).
 
 One accounts sequence on each connector (`shopdb.shop.accounts`, with its
 binlog rotation, and `server1.testDB.dbo.accounts`; tests/support/fixtures/
-write_samples.py writes them), its topic declaring `ignore_null_updates:
+samples_accounts.py writes them), its topic declaring `ignore_null_updates:
 [owner]`, `history: {track: [balance]}` and `changes: true`: a snapshot and
 balance updates in the first build; a delete, an owner-only change, an
 update setting the owner to null with a new balance, one setting it to null

@@ -2,7 +2,7 @@
 run (e2e_harness.py).
 
 One sequence written for the PostgreSQL, MySQL and SQL Server connectors
-(tests/support/fixtures/write_samples.py, `bank`): five transactions over
+(tests/support/fixtures/samples_transactions.py, `bank`): five transactions over
 three tables. 801 lands whole in the first build; 802 (an order and its
 two lines) half in the first build, half in the second; 803 (orders,
 order_lines, payments) has its END in the first build and its payment only

@@ -26,7 +26,7 @@ from typing import Any
 
 import property_histories as prop
 import property_transactions as proptx
-from fixtures.write_samples import STOCK_NOTIFICATIONS as STOCK_PREFIXES
+from fixtures.samples_snapshots import STOCK_NOTIFICATIONS as STOCK_PREFIXES
 from project_paths import EXPECTED, ORDERS_TOPIC, PRODUCTS_TOPIC, PROJECT, SAMPLE_LANDING
 
 from python_helpers import connectors

@@ -16,8 +16,8 @@ import random
 from typing import Any
 
 import kcat
+from fixtures.samples_snapshots import _stock_event, _stock_topic
 from fixtures.write_mongodb_samples import _event_2x, _key, _value
-from fixtures.write_samples import _stock_event, _stock_topic
 from kcat import compact, field
 
 CANARY_TABLE = "pwned_sql"

@@ -332,7 +332,7 @@ def _incremental_snapshot(
     the scan's end is told apart by the connector's clock)."""
     # the notification records' builder, imported here: the fresh
     # interpreter that draws the histories imports this file alone
-    from fixtures.write_samples import table_scan
+    from fixtures.samples_snapshots import table_scan
 
     lsn += 1000
     started = _ts_ms(lsn)

@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fixtures.write_samples import bank_event, kcat_placed, transaction_boundary
+from fixtures.sample_output import kcat_placed
+from fixtures.samples_transactions import bank_event, transaction_boundary
 
 PREFIX = "proptx"
 CONNECTOR = "postgresql"

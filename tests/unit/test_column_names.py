@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from python_helpers.project.code_check import file_problem
+from python_helpers.project.sync import sync
 from python_helpers.schema.column_names import (
     ColumnNameError,
     is_plain_identifier,
@@ -25,7 +26,6 @@ from python_helpers.schema.column_names import (
     spark_names,
 )
 from python_helpers.spec import spec_files
-from python_helpers.spec.sync import sync
 
 NAMES = st.lists(
     st.one_of(
@@ -109,11 +109,12 @@ def test_a_topic_of_hostile_names_generates_inert_files(hostile_project: tuple[P
     environment = jinja2.Environment()
     environment.globals |= {"doc": lambda name: name, "var": lambda *a: False}
     rendered_names = set()
-    for path in project.glob("models/**/*__generated.yml"):
+    for path in project.glob("models/generated/properties/**/*.yml"):
         for model in yaml.safe_load(path.read_text())["models"]:
+            environment.from_string(model["description"]).render()
             for column in model.get("columns", []):
                 rendered_names.add(environment.from_string(column["name"]).render())
-                environment.from_string(column["description"]).render()
+                environment.from_string(column.get("description", "")).render()
     expected = {MAPPED.get(n, n) for n in HOSTILE_NAMES}
     assert expected <= rendered_names
     assert any(CANARY_LOG in name for name in rendered_names)

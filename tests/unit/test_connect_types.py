@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from project_paths import FIXTURES
 
+from python_helpers.project.sync import sync
 from python_helpers.schema.connect_schema import parse_schema
 from python_helpers.schema.spark_types import NUMERIC, decoder
-from python_helpers.spec.sync import sync
 
 FIXTURE = FIXTURES / "types" / "connect_types.json"
 CASES = json.loads(FIXTURE.read_text(encoding="utf-8"))["cases"]

@@ -12,8 +12,8 @@ import pytest
 from project_paths import FIXTURES, SAMPLE_LANDING
 
 from python_helpers.connectors.mongodb import document_columns, observe, tagged_parse_type
+from python_helpers.project.sync import sync
 from python_helpers.schema.extended_json import DocType, infer, merge, set_path
-from python_helpers.spec.sync import sync
 
 MONGODB = FIXTURES / "mongodb"
 

@@ -16,9 +16,11 @@ from python_helpers.spec.spec_files import SPEC_DIR
 def test_init_writes_the_machinery_without_the_samples(tmp_path: Path) -> None:
     target = tmp_path / "mine"
     init_project(PROJECT, target)
-    assert (target / "macros" / "envelope").is_dir() and (target / "python_helpers").is_dir()
+    assert (target / "macros" / "connectors" / "relational").is_dir() and (
+        target / "python_helpers"
+    ).is_dir()
     assert (target / "tests" / "dbt" / "generic").is_dir()
-    assert (target / "models" / "docs" / "_cdc_columns.md").exists()
+    assert (target / "models" / "docs" / "_cdc_guarantees.md").exists()
     assert (target / "docs" / "guarantees.md").exists()  # the manual
     assert "`docs/`" in (target / "README.md").read_text()
     assert not list((target / "models").rglob("*.sql"))  # no sample model

@@ -11,7 +11,14 @@ from project_paths import PROJECT
 
 from python_helpers.project.lint import called_macros, defined_macros, lint, sql_files
 
-MODEL = PROJECT / "models" / "current" / "postgres" / "postgres__shop_public_orders__state.sql"
+MODEL = (
+    PROJECT
+    / "models"
+    / "generated"
+    / "state"
+    / "postgres"
+    / "postgres__shop_public_orders__state.sql"
+)
 
 
 def _project(tmp_path: Path, model_text: str) -> Path:

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import kcat
 import pytest
-from fixtures.write_samples import _stock_event
+from fixtures.samples_snapshots import _stock_event
 from hostile_names import hostile_topic
 from kcat import field
 
 from python_helpers.engine.watch_endpoint import check_bind, is_loopback
 from python_helpers.land.landing import jsonl_paths, refused_dirs, topic_dirs, topic_name_problem
+from python_helpers.project.sync import sync
 from python_helpers.spec.declarations import DeclarationError, declared
-from python_helpers.spec.sync import sync
 
 
 def test_only_kafka_topic_names_inside_the_landing_are_landed(tmp_path: Path) -> None:

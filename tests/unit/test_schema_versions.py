@@ -13,11 +13,11 @@ from pathlib import Path
 
 from project_paths import ORDERS_TOPIC, SAMPLE_LANDING
 
+from python_helpers.project.sync import sync
 from python_helpers.schema.connect_schema import ConnectSchema, parse_schema
 from python_helpers.schema.schema_evolution import compatible
 from python_helpers.spec import spec_files
 from python_helpers.spec.generate import render_spec
-from python_helpers.spec.sync import sync
 
 BAD_FILE = "orders-zz-bad-input-kcat.jsonl"
 

@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -13,6 +14,7 @@ from project_paths import ORDERS_TOPIC, PRODUCTS_TOPIC, SAMPLE_LANDING, copy_sam
 
 from python_helpers.land.landing import topic_files
 from python_helpers.project.project_check import ProjectError
+from python_helpers.project.sync import SyncResult, sync
 from python_helpers.schema.connect_schema import (
     ConnectSchema,
     SchemaError,
@@ -20,10 +22,8 @@ from python_helpers.schema.connect_schema import (
     parse_schema,
 )
 from python_helpers.schema.schema_evolution import QUARANTINE, evolve
-from python_helpers.schema.topic_schema import TopicSchemas, scan_file
 from python_helpers.spec import spec_files
-from python_helpers.spec.generate import render_spec
-from python_helpers.spec.sync import SyncResult, sync
+from python_helpers.spec.topic_schema import TopicSchemas, scan_file
 
 
 def assert_left_out(result: SyncResult, pattern: str) -> None:
@@ -54,26 +54,6 @@ def test_each_topic_has_its_own_small_spec_file(project: Path) -> None:
     topics = {p.name for p in SAMPLE_LANDING.iterdir() if p.is_dir()}
     assert {p.name.removesuffix(".sql") for p in files} == topics
     assert max(p.stat().st_size for p in files) < 40_000
-    assert not (project / spec_files.LEGACY_MACRO).exists()
-
-
-def test_an_older_single_generated_file_is_replaced(tmp_path: Path) -> None:
-    """A project of the older layout (every spec in cdc_topic_schemas.sql):
-    the next sync reads it, writes the per-topic files and removes it."""
-    landing = tmp_path / "landing"
-    shutil.copytree(SAMPLE_LANDING / ORDERS_TOPIC, landing / ORDERS_TOPIC)
-    sync(tmp_path / "new", landing)
-    spec = spec_files.read_file(spec_files.spec_path(tmp_path / "new", ORDERS_TOPIC).read_text())
-    legacy = tmp_path / "old" / spec_files.LEGACY_MACRO
-    legacy.parent.mkdir(parents=True)
-    body = yaml.safe_dump({"topics": {ORDERS_TOPIC: render_spec(spec)}}, sort_keys=False)
-    legacy.write_text(f"{{% macro cdc_topic_schemas() %}}{{% raw %}}\n{body}{{% endraw %}}")
-    assert spec_files.known_topics(tmp_path / "old") == [ORDERS_TOPIC]
-    assert sync(tmp_path / "old", landing, check=True).generated_changed
-    sync(tmp_path / "old", landing)
-    assert not legacy.exists()
-    new_file = spec_files.spec_path(tmp_path / "new", ORDERS_TOPIC).read_text()
-    assert spec_files.spec_path(tmp_path / "old", ORDERS_TOPIC).read_text() == new_file
 
 
 def test_orders_spec_merges_schema_versions(project: Path) -> None:
@@ -87,6 +67,17 @@ def test_orders_spec_merges_schema_versions(project: Path) -> None:
     assert coupon is not None and coupon.schema.optional  # added by a later version
 
 
+PROPERTIES = "models/generated/properties/postgres"
+
+
+def _properties(project: Path, model: str) -> dict[str, Any]:
+    """The generated properties file of the topic whose current-state model is ``model``."""
+    loaded: dict[str, Any] = yaml.safe_load(
+        (project / PROPERTIES / f"_{model}.yml").read_text(encoding="utf-8")
+    )
+    return loaded
+
+
 def test_sync_scaffolds_a_new_topic_once(tmp_path: Path, project: Path) -> None:
     landing = tmp_path / "landing"
     shutil.copytree(SAMPLE_LANDING / ORDERS_TOPIC, landing / "shop.sales.orders")
@@ -94,18 +85,34 @@ def test_sync_scaffolds_a_new_topic_once(tmp_path: Path, project: Path) -> None:
     written = {p.relative_to(tmp_path).as_posix() for p in result.scaffolded}
     assert "models/staging/postgres/stg_postgres__shop_sales_orders.sql" in written
     assert "models/current/postgres/postgres__shop_sales_orders.sql" in written
-    models = yaml.safe_load(
-        (tmp_path / "models/staging/postgres/_stg_postgres__shop_sales_orders.yml").read_text()
-    )["models"]
-    metas = {m["name"]: m["config"]["meta"] for m in models}
+    generated = {p.relative_to(tmp_path).as_posix() for p in result.models}
+    assert "models/generated/state/postgres/postgres__shop_sales_orders__state.sql" in generated
+    assert all(path.startswith(("models/generated/", "macros/generated/")) for path in generated)
+    assert written == {
+        "models/staging/postgres/stg_postgres__shop_sales_orders.sql",
+        "models/current/postgres/postgres__shop_sales_orders.sql",
+    }
+    properties = _properties(tmp_path, "postgres__shop_sales_orders")
+    metas = {m["name"]: m["config"]["meta"] for m in properties["models"]}
     assert metas["stg_postgres__shop_sales_orders"] == {
         "cdc_topic": "shop.sales.orders",
         "cdc_layer": "staging",
     }
-    current = tmp_path / "models/current/postgres"
-    state_sql = (current / "postgres__shop_sales_orders__state.sql").read_text()
+    assert [layer["cdc_layer"] for layer in metas.values()] == [
+        "base",
+        "staging",
+        "quarantine",
+        "state",
+        "current",
+    ]
+    (source,) = properties["sources"]
+    assert source["name"] == "postgres_landing"
+    assert [t["name"] for t in source["tables"]] == ["shop_sales_orders"]
+    state_sql = (
+        tmp_path / "models/generated/state/postgres/postgres__shop_sales_orders__state.sql"
+    ).read_text()
     assert "unique_key=['order_id'],\n    cdc_delete_markers=true\n)" in state_sql
-    view_sql = (current / "postgres__shop_sales_orders.sql").read_text()
+    view_sql = (tmp_path / "models/current/postgres/postgres__shop_sales_orders.sql").read_text()
     assert "ref('postgres__shop_sales_orders__state')" in view_sql
     assert "materialized='view'" in view_sql
     again = sync(tmp_path, landing)
@@ -114,7 +121,7 @@ def test_sync_scaffolds_a_new_topic_once(tmp_path: Path, project: Path) -> None:
 
 def test_history_true_scaffolds_a_history_model_once(tmp_path: Path) -> None:
     """`history: true` in topic.yml adds the SCD type 2 model (named after
-    the current-state view, documented column by column); a topic that was
+    the current-state view, its version columns tested); a topic that was
     synced before gets it at the next sync; the history model is generated:
     an edit of it is reported by a check and undone by the next sync; a
     wrong value stops sync naming the file; MongoDB topics are warned about."""
@@ -126,12 +133,11 @@ def test_history_true_scaffolds_a_history_model_once(tmp_path: Path) -> None:
     for topic in ("shop.sales.orders", "mongo2.shop.customers"):
         (landing / topic / "topic.yml").write_text("history: true\n", encoding="utf-8")
     second = sync(tmp_path, landing)
-    folder = tmp_path / "models/history/postgres"
-    generated = (
-        tmp_path / "models/staging/base/postgres/_postgres__shop_sales_orders__generated.yml"
-    )
-    assert second.scaffolded == [folder / "postgres__shop_sales_orders__history.sql"]
-    assert second.models == [generated]  # the history model's properties are generated
+    folder = tmp_path / "models/generated/history/postgres"
+    generated = tmp_path / PROPERTIES / "_postgres__shop_sales_orders.yml"
+    # the history model and its properties are generated
+    assert second.scaffolded == []
+    assert second.models == [folder / "postgres__shop_sales_orders__history.sql", generated]
     sql = (folder / "postgres__shop_sales_orders__history.sql").read_text()
     assert "config(\n    unique_key=['order_id', 'valid_from_position']\n)" in sql
     assert "ref('stg_postgres__shop_sales_orders')" in sql
@@ -139,9 +145,10 @@ def test_history_true_scaffolds_a_history_model_once(tmp_path: Path) -> None:
     models = yaml.safe_load(generated.read_text())["models"]
     (model,) = [m for m in models if m["name"] == "postgres__shop_sales_orders__history"]
     assert model["config"]["meta"] == {"cdc_topic": "shop.sales.orders", "cdc_layer": "history"}
+    # its row and metadata columns are described once (current state, overview)
     columns = {c["name"]: c for c in model["columns"]}
-    assert {"order_id", "_cdc_position", "valid_from_position", "is_current"} <= set(columns)
-    assert all(c["description"] for c in columns.values())
+    assert set(columns) == {"valid_from_position", "opened_by_op", "closed_by_op"}
+    assert all(c["data_tests"] for c in columns.values())
     assert second.warnings == [
         "mongo2.shop.customers: history: true ignored: MongoDB topics have no history"
         " model (documents are replayed, not merged)"
@@ -159,38 +166,63 @@ def test_history_true_scaffolds_a_history_model_once(tmp_path: Path) -> None:
     )
 
 
-def test_generated_properties_move_out_of_the_analysts_files(tmp_path: Path) -> None:
-    """The properties of the generated models are one generated file per
-    topic; a project of the older layout (their entries in the analysts'
-    files) is reported by a check, and sync moves the entries out, keeping
-    the rest of the analysts' file as it was (comments too)."""
+def test_what_a_person_owns_sync_never_touches(tmp_path: Path) -> None:
+    """The declaration and the staging and current-state models are a
+    person's: edited, they stay byte for byte what the person wrote through
+    every sync; the declaration's description and columns reach the
+    generated properties; a generated file edited is reported and restored;
+    an owned model deleted is written again from its template."""
     landing = tmp_path / "landing"
     shutil.copytree(SAMPLE_LANDING / ORDERS_TOPIC, landing / ORDERS_TOPIC)
     sync(tmp_path, landing)
-    generated = (
-        tmp_path / "models/staging/base/postgres/_postgres__shop_public_orders__generated.yml"
-    )
-    staging = tmp_path / "models/staging/postgres/_stg_postgres__shop_public_orders.yml"
-    assert generated.read_text().startswith("# GENERATED by `python -m python_helpers sync`")
-    layers = [
-        m["config"]["meta"]["cdc_layer"] for m in yaml.safe_load(generated.read_text())["models"]
+    declaration = tmp_path / "topics" / f"{ORDERS_TOPIC}.yml"
+    staging = tmp_path / "models/staging/postgres/stg_postgres__shop_public_orders.sql"
+    current = tmp_path / "models/current/postgres/postgres__shop_public_orders.sql"
+    template = staging.read_text()
+    owned = {
+        declaration: declaration.read_text()
+        + "# our notes\n"
+        + "description: |\n  Orders as the shop sees them.\n"
+        + "columns:\n"
+        + "  status:\n"
+        + "    description: Where the order is.\n"
+        + "    data_tests:\n"
+        + "      - accepted_values: {arguments: {values: [new, paid, shipped]}}\n",
+        staging: template.replace("select * from final", "select *, 1 as ours from final"),
+        current: current.read_text() + "-- reviewed\n",
+    }
+    for path, text in owned.items():
+        path.write_text(text, encoding="utf-8")
+    before = {path: path.read_bytes() for path in owned}
+    generated = tmp_path / PROPERTIES / "_postgres__shop_public_orders.yml"
+    # what the declaration now says is not in the generated properties yet
+    assert sync(tmp_path, landing, check=True).models == [generated]
+    sync(tmp_path, landing)
+    copy_sample_topic("shop.public.coupons", landing)
+    sync(tmp_path, landing)  # another topic comes: nothing of this one's changes
+    assert {path: path.read_bytes() for path in owned} == before
+    properties = _properties(tmp_path, "postgres__shop_public_orders")
+    models = {m["name"]: m for m in properties["models"]}
+    view = models["postgres__shop_public_orders"]
+    assert view["description"].startswith("Orders as the shop sees them.")
+    status = {c["name"]: c for c in view["columns"]}["status"]
+    assert status["description"].startswith("Where the order is.\n\nSource column `status`")
+    assert status["data_tests"] == [
+        {"accepted_values": {"arguments": {"values": ["new", "paid", "shipped"]}}}
     ]
-    assert layers == ["base", "quarantine", "state"]
-    assert [m["name"] for m in yaml.safe_load(staging.read_text())["models"]] == [
-        "stg_postgres__shop_public_orders"
-    ]
-    # the older layout: the base model's entry in the staging file
-    base_entry = yaml.safe_load(generated.read_text())["models"][0]
-    ours = "# our notes\n" + staging.read_text()
-    older = yaml.safe_load(ours)
-    older["models"].insert(0, base_entry)
-    staging.write_text("# our notes\n" + yaml.safe_dump(older, sort_keys=False, width=88))
-    assert staging in sync(tmp_path, landing, check=True).models
-    result = sync(tmp_path, landing)
-    assert result.moved == [staging]
-    assert staging.read_text() == ours
-    assert _model_names(tmp_path).count("base_postgres__shop_public_orders") == 1
-    assert not sync(tmp_path, landing, check=True).generated_changed
+    staged = {c["name"]: c for c in models["stg_postgres__shop_public_orders"]["columns"]}
+    assert staged["status"]["description"].startswith("Where the order is.")
+    assert "data_tests" not in staged["status"]
+    # a generated file edited by hand: reported, then restored
+    text = generated.read_text()
+    generated.write_text(text + "# mine\n")
+    assert sync(tmp_path, landing, check=True).models == [generated]
+    sync(tmp_path, landing)
+    assert generated.read_text() == text
+    # an owned model deleted: its template comes back
+    staging.unlink()
+    assert sync(tmp_path, landing).scaffolded == [staging]
+    assert staging.read_text() == template
 
 
 def _model_names(project: Path) -> list[str]:
@@ -201,7 +233,8 @@ def _model_names(project: Path) -> list[str]:
 
 
 def test_same_table_from_two_servers_gets_distinct_models(tmp_path: Path) -> None:
-    """prod.tpcch.customer next to postgres.tpcch.customer: one model set each."""
+    """prod.tpcch.customer next to postgres.tpcch.customer: one model set
+    each, and each its raw table in its own generated properties."""
     landing = tmp_path / "landing"
     for topic in ("prod.tpcch.customer", "postgres.tpcch.customer"):
         copy_sample_topic("postgres.tpcch.customer", landing, topic)
@@ -209,29 +242,13 @@ def test_same_table_from_two_servers_gets_distinct_models(tmp_path: Path) -> Non
     names = _model_names(tmp_path)
     assert len(names) == len(set(names))
     assert {"postgres__prod_tpcch_customer", "postgres__postgres_tpcch_customer"} <= set(names)
-    sources = yaml.safe_load(
-        (tmp_path / "models/staging/postgres/_postgres__sources.yml").read_text()
-    )
-    tables = [t["name"] for t in sources["sources"][0]["tables"]]
+    tables = [
+        table["name"]
+        for model in ("postgres__postgres_tpcch_customer", "postgres__prod_tpcch_customer")
+        for source in _properties(tmp_path, model)["sources"]
+        for table in source["tables"]
+    ]
     assert tables == ["postgres_tpcch_customer", "prod_tpcch_customer"]
-
-
-def test_reformatted_sources_file_survives_the_next_sync(tmp_path: Path) -> None:
-    landing = tmp_path / "landing"
-    shutil.copytree(SAMPLE_LANDING / ORDERS_TOPIC, landing / ORDERS_TOPIC)
-    sync(tmp_path, landing)
-    sources = tmp_path / "models/staging/postgres/_postgres__sources.yml"
-    loaded = yaml.safe_load(sources.read_text())
-    # the user re-indents the file (4 spaces, no indented sequences) and comments it
-    sources.write_text("# our landing\n" + yaml.safe_dump(loaded, indent=4, sort_keys=False))
-    shutil.copytree(SAMPLE_LANDING / "shop.public.coupons", landing / "shop.public.coupons")
-    sync(tmp_path, landing)
-    text = sources.read_text()
-    assert text.startswith("# our landing\n")
-    tables = [t["name"] for t in yaml.safe_load(text)["sources"][0]["tables"]]
-    assert tables == ["shop_public_orders", "shop_public_coupons"]
-    names = _model_names(tmp_path)
-    assert "stg_postgres__shop_public_coupons" in names and len(names) == len(set(names))
 
 
 def test_sync_fails_naming_the_file_that_would_break_the_project(tmp_path: Path) -> None:
@@ -450,7 +467,7 @@ def test_a_topic_is_declared_once_in_the_project(tmp_path: Path) -> None:
     second = sync(tmp_path, landing)
     assert second.declared == [] and not second.generated_changed
     assert declaration.read_text() == edited
-    assert any("history" in path.parts for path in second.scaffolded)
+    assert any("history" in path.parts for path in second.models)
     # the landing's topic.yml changes: imported again, over the declaration
     (customers / "topic.yml").write_text("schema_changes: widen\n")
     third = sync(tmp_path, landing)
@@ -475,13 +492,13 @@ def test_plumbing_models_are_generated_and_kept_current(tmp_path: Path) -> None:
     shutil.copytree(SAMPLE_LANDING / ORDERS_TOPIC, landing / ORDERS_TOPIC)
     sync(tmp_path, landing)
     folder = tmp_path / "models"
-    base = folder / "staging/base/postgres/base_postgres__shop_public_orders.sql"
-    state = folder / "current/postgres/postgres__shop_public_orders__state.sql"
+    base = folder / "generated/base/postgres/base_postgres__shop_public_orders.sql"
+    state = folder / "generated/state/postgres/postgres__shop_public_orders__state.sql"
     staging = folder / "staging/postgres/stg_postgres__shop_public_orders.sql"
     for path in (
         base,
         state,
-        folder / "staging/postgres/stg_postgres__shop_public_orders__quarantine.sql",
+        folder / "generated/quarantine/postgres/stg_postgres__shop_public_orders__quarantine.sql",
     ):
         assert path.read_text().startswith("{#- GENERATED by `python -m python_helpers sync`")
     assert "cdc_max_value_bytes" not in base.read_text()
@@ -501,7 +518,7 @@ def test_plumbing_models_are_generated_and_kept_current(tmp_path: Path) -> None:
         declaration.read_text().replace("primary_key: order_id", "primary_key: [order_id, status]")
     )
     rekeyed = sync(tmp_path, landing)
-    properties = folder / "staging/base/postgres/_postgres__shop_public_orders__generated.yml"
+    properties = folder / "generated/properties/postgres/_postgres__shop_public_orders.yml"
     assert rekeyed.models == [state, properties] and rekeyed.rebuild == [ORDERS_TOPIC]
     assert "unique_key=['order_id', 'status']" in state.read_text()
     (state_entry,) = [
@@ -575,7 +592,7 @@ def test_notification_topics_report_the_scans_of_their_prefix_topics(
     moved = scan_sources(specs, declared | {"shop.notifications": {"notifications_for": "bank"}})
     assert moved["bank.public.orders"].data_collection == "public.orders"
     assert "shop.public.stock" not in moved
-    state = project / "models/current/postgres/postgres__shop_public_stock__state.sql"
+    state = project / "models/generated/state/postgres/postgres__shop_public_stock__state.sql"
     text = state.read_text(encoding="utf-8")
     assert (
         "cdc_snapshot_scans={'model': 'debezium__shop_notifications', 'table': 'public.stock'}"
@@ -618,10 +635,10 @@ def test_column_settings_reach_the_generated_models_and_are_checked(tmp_path: Pa
     )
     sync(tmp_path, landing)
     state = (
-        tmp_path / "models/current/postgres/postgres__shop_sales_orders__state.sql"
+        tmp_path / "models/generated/state/postgres/postgres__shop_sales_orders__state.sql"
     ).read_text()
     history = (
-        tmp_path / "models/history/postgres/postgres__shop_sales_orders__history.sql"
+        tmp_path / "models/generated/history/postgres/postgres__shop_sales_orders__history.sql"
     ).read_text()
     assert "cdc_ignore_null_updates={'except': ['coupon']}\n) }}" in state
     assert "cdc_history_columns" not in state
@@ -668,24 +685,22 @@ def test_changes_true_generates_a_change_feed_model(tmp_path: Path) -> None:
     for topic in ("shop.sales.orders", "mongo2.shop.customers"):
         (landing / topic / "topic.yml").write_text("changes: true\n", encoding="utf-8")
     sync(tmp_path, landing)
-    feed = tmp_path / "models/changes/postgres/postgres__shop_sales_orders__changes.sql"
+    feed = tmp_path / "models/generated/changes/postgres/postgres__shop_sales_orders__changes.sql"
     sql = feed.read_text()
     assert "-- depends_on: {{ ref('stg_postgres__shop_sales_orders') }}" in sql
     assert "cdc_changes(ref('postgres__shop_sales_orders__state'), ['order_id'])" in sql
-    assert not list((tmp_path / "models/changes").glob("mongodb/*"))
+    assert not list((tmp_path / "models/generated/changes").glob("mongodb/*"))
     assert sync(tmp_path, landing).warnings == [
         "mongo2.shop.customers: changes: true ignored: the topic has no state table (a change"
         " feed reads one: MongoDB documents are replayed, a topic without a key is not merged)"
     ]
-    generated = (
-        tmp_path / "models/staging/base/postgres/_postgres__shop_sales_orders__generated.yml"
-    )
+    generated = tmp_path / PROPERTIES / "_postgres__shop_sales_orders.yml"
     models = yaml.safe_load(generated.read_text())["models"]
     (model,) = [m for m in models if m["name"] == "postgres__shop_sales_orders__changes"]
     assert model["config"]["meta"]["cdc_layer"] == "changes"
+    # its own columns: the previous values (the rest is described once)
     columns = [c["name"] for c in model["columns"]]
-    assert columns[0] == "_cdc_change" and "_cdc_previous_status" in columns
-    assert "_cdc_previous_order_id" not in columns and "_cdc_feed_snapshot_id" in columns
+    assert "_cdc_previous_status" in columns and "_cdc_previous_order_id" not in columns
     assert all(c["description"] for c in model["columns"])
     (landing / "shop.sales.orders" / "topic.yml").write_text("changes: sometimes\n")
     assert_left_out(sync(tmp_path, landing), r"topic.yml: changes is 'sometimes'; expected true")

@@ -1,0 +1,186 @@
+{#-
+    Returns the select of a topic's base model: one row per landed record of
+    `topic` read from `relation` (the raw landing table), each value parsed
+    exactly once. On incremental runs only batches landed after the newest
+    one already staged are read: the filter is a literal, so Iceberg prunes
+    every older data file (see cdc_new_batches_filter).
+
+    One from_json reads the value with or without the JsonConverter's
+    {"schema": ..., "payload": ...} wrapper (the schema block is skipped, not
+    built). The row image (after for c/r/u, before for d, null for a truncate
+    t) comes out as typed columns with logical types decoded, then the CDC
+    metadata, the Kafka/landing coordinates and the quarantine verdict:
+    `_quarantine_reason` is null for a change event; otherwise it says why
+    the record is not one, and `_kafka_value` keeps the value as landed.
+    The staging and quarantine models are views over this table.
+-#}
+{% macro cdc_debezium_events(relation, topic) %}
+    {{- return(adapter.dispatch('cdc_debezium_events', 'cdc')(relation, topic)) -}}
+{% endmacro %}
+
+{% macro default__cdc_debezium_events(relation, topic) -%}
+    {%- set spec = cdc_topic_spec(topic) -%}
+    {%- set primary_key = spec.primary_key or [] -%}
+    select
+        -- row image
+        {%- for column in spec.columns %}
+        {%- set raw = _cdc_key_expr(column.name, spec, 'events.') if column.name in primary_key
+            else 'events._row.' ~ cdc_ident(column.name) %}
+        {%- if column.version_scales %}
+        {#- versions of the schema disagree on this decimal's scale: each
+            event is decoded with its own version's scale -#}
+        if({{ _cdc_is_base64(raw) }}, case events._schema_fingerprint
+            {%- for fingerprint, scale in column.version_scales.items() %}
+            when '{{ fingerprint }}'
+                then {{ _cdc_decimal_from_base64(raw, column.type, scale) }}
+            {%- endfor %}
+            else {{ cdc_decode_column(raw, column) }}
+        end, null) as {{ cdc_ident(column.name) }},
+        {%- elif column.decoder in ('decimal', 'base64', 'number_decimal') %}
+        if({{ _cdc_wire_text_ok(raw, column) }}, {{ cdc_decode_column(raw, column) }}, null)
+            as {{ cdc_ident(column.name) }},
+        {%- else %}
+        {{ cdc_decode_column(raw, column) }} as {{ cdc_ident(column.name) }},
+        {%- endif %}
+        {%- endfor %}
+        {{ _cdc_change_metadata_columns(spec, 'events') | indent(4) }},
+        {{ _cdc_landing_columns('events', 'events._cdc_landed_micros') | indent(4) }}
+    from (
+        select
+            rowed.*,
+            case
+                {{ _cdc_record_reasons('rowed', _cdc_version_reasons(spec, 'rowed'))
+                    | indent(12) }}
+                {%- for column in _cdc_wire_text_columns(spec) %}
+                when not {{ _cdc_wire_text_ok('rowed._row.' ~ cdc_ident(column.name), column) }}
+                    then 'type_mismatch'
+                {%- endfor %}
+                when rowed._event is null then 'null_payload'
+                {%- if 'HEARTBEAT_IDENTIFIER' in spec.envelope_fields %}
+                when rowed._event.HEARTBEAT_IDENTIFIER is not null
+                    and rowed._event.before is null
+                    and rowed._event.after is null
+                    then 'heartbeat'
+                {%- endif %}
+                when rowed._event.op is null then 'not_a_change_event'
+                {%- if _cdc_checks_connector(spec) %}
+                when rowed._event.source.connector != '{{ spec.connector }}'
+                    then 'unknown_connector'
+                {%- endif %}
+                when rowed._event.op not in ('c', 'r', 'u', 'd', 't') then 'unsupported_op'
+                when rowed._event.op in ('c', 'r', 'u') and rowed._event.after is null
+                    then 'missing_row_image'
+                when rowed._event.op = 'd' and rowed._event.before is null
+                    and rowed.kafka_key is null
+                    then 'missing_row_image'
+                {%- for key in primary_key %}
+                when rowed._event.op != 't'
+                    and {{ _cdc_key_expr(key, spec, 'rowed.') }} is null
+                    then 'missing_primary_key'
+                {%- endfor %}
+                {%- if spec.key_type %}
+                when rowed.kafka_key is not null and json_object_keys(rowed.kafka_key) is null
+                    then 'malformed_key'
+                {%- for key in _cdc_row_key_fields(spec) %}
+                when rowed._key.{{ cdc_ident(key) }} != rowed._row.{{ cdc_ident(key) }} then 'key_mismatch'
+                {%- endfor %}
+                {%- endif %}
+            end as _quarantine_reason,
+            case
+                {{ _cdc_record_details('rowed', _cdc_version_details(spec, 'rowed'))
+                    | indent(16) }}
+                when rowed._message._unparsed is not null
+                    and json_object_keys(rowed.kafka_value) is not null
+                    then concat(
+                        'the JSON type of ',
+                        coalesce(
+                            nullif({{ _cdc_mismatched_columns('rowed.kafka_value', spec) }}, ''),
+                            'a field'
+                        ),
+                        ' contradicts the generated schema: run `python -m python_helpers sync`'
+                    )
+                {%- for column in _cdc_wire_text_columns(spec) %}
+                when not {{ _cdc_wire_text_ok('rowed._row.' ~ cdc_ident(column.name), column) }}
+                    then concat(
+                        {{ cdc_string('column ' ~ column.name ~ ' is ' ~ column.connect_type.split(",")[0]) }},
+                        ' but holds ', left(rowed._row.{{ cdc_ident(column.name) }}, 40),
+                        {%- if column.decoder == 'number_decimal' %}
+                        ', not a number that fits {{ column.type }}',
+                        ' (its declaration says decimal_format: numeric)'
+                        {%- elif column.decoder == 'decimal' %}
+                        ', not the base64 text the JsonConverter writes',
+                        ' (a converter with decimal.format=NUMERIC writes numbers:',
+                        ' then set `decimal_format: numeric` in topic.yml)'
+                        {%- else %}
+                        ', not the base64 text the JsonConverter writes'
+                        {%- endif %}
+                    )
+                {%- endfor %}
+                {%- if _cdc_checks_connector(spec) %}
+                when rowed._event.source.connector != '{{ spec.connector }}'
+                    then concat(
+                        'source.connector = ', rowed._event.source.connector,
+                        '; the topic holds events of the {{ spec.connector }} connector'
+                    )
+                {%- endif %}
+                when rowed._event.op not in ('c', 'r', 'u', 'd', 't')
+                    then concat('op = ', rowed._event.op)
+                when rowed._event.op in ('c', 'r', 'u') and rowed._event.after is null
+                    then concat('op = ', rowed._event.op, ' without an after image: nothing to apply')
+                when rowed._event.op = 'd' and rowed._event.before is null
+                    and rowed.kafka_key is null
+                    then 'a delete with neither a before image nor a Kafka key: no key to delete'
+                {%- if spec.key_type %}
+                when rowed.kafka_key is not null and json_object_keys(rowed.kafka_key) is null
+                    then 'the Kafka key is not a JSON object'
+                {%- for key in _cdc_row_key_fields(spec) %}
+                when rowed._key.{{ cdc_ident(key) }} != rowed._row.{{ cdc_ident(key) }}
+                    then concat(
+                        {{ cdc_string('the Kafka key has ' ~ key ~ ' = ') }}, cast(rowed._key.{{ cdc_ident(key) }} as string),
+                        {{ cdc_string(', the row image ' ~ key ~ ' = ') }}, cast(rowed._row.{{ cdc_ident(key) }} as string)
+                    )
+                {%- endfor %}
+                {%- endif %}
+            end as _quarantine_detail
+        from (
+            select
+                normalized.*,
+                {%- set row = "if(normalized._event.op = 'd', normalized._event.before,"
+                    ~ " normalized._event.after)" %}
+                {#- a column renamed for Spark (column_names): the row is cast to the
+                    Spark names, by position (the names alone would be ambiguous) -#}
+                {{ ('cast(' ~ row ~ ' as ' ~ spec.row_type ~ ')') if spec.row_type else row }}
+                    as _row
+            from (
+                select
+                    unwrapped.*,
+                    {{ cdc_normalize_envelope(spec, 'unwrapped._raw_event') }} as _event
+                from (
+                    select
+                        parsed.*,
+                        {{ _cdc_unwrap(
+                            'parsed._message', spec.parse_fields or spec.envelope_fields) }}
+                            as _raw_event
+                        {%- if spec.key_type %},
+                        {{ _cdc_unwrap('parsed._key_message', spec.key_fields) }} as _key
+                        {%- endif %}
+                    from (
+                        select
+                            landed.*,
+                            {{ _cdc_parse_value('landed.kafka_value', spec.value_type)
+                                | indent(24) }} as _message
+                            {%- if spec.schema_fingerprints %},
+                            {{ cdc_schema_fingerprint('landed.kafka_value') }} as _schema_fingerprint
+                            {%- endif %}
+                            {%- if spec.key_type %},
+                            from_json(
+                                landed.kafka_key, {{ cdc_string(_cdc_wrapper_type(spec.key_type, false)) }}
+                            ) as _key_message
+                            {%- endif %}
+                        from {{ _cdc_landed_records(relation, spec) }} as landed
+                    ) as parsed
+                ) as unwrapped
+            ) as normalized
+        ) as rowed
+    ) as events
+{%- endmacro %}

@@ -1,0 +1,124 @@
+{#- The schema-version verdicts of cdc_debezium_events: which landed values
+    a version sync has seen covers, and why one it does not is quarantined. -#}
+{#- The `when` branches judging a record by its own schema version (see
+    python_helpers/schema/schema_evolution.py), before its parse against the
+    table's schema is looked at: a version sync has not seen
+    (schema_not_covered: replayed once it has, see _cdc_landed_records),
+    an unreadable block (invalid_schema_block),
+    a row image that contradicts the types its own block declares
+    (schema_contradiction), a version that changes a column's type in a way
+    the table cannot take in place (incompatible_schema_change, under the
+    topic's default schema_changes policy). -#}
+{% macro _cdc_version_reasons(spec, record) -%}
+    {%- set fingerprint = record ~ '._schema_fingerprint' -%}
+    {%- if spec.schema_fingerprints %}
+    when {{ _cdc_not_covered(fingerprint, spec) }} then 'schema_not_covered'
+    {%- endif %}
+    {%- if spec.invalid_versions %}
+    when {{ fingerprint }} in ('{{ spec.invalid_versions | join("', '") }}')
+        then 'invalid_schema_block'
+    {%- endif %}
+    {%- for version, columns in _cdc_version_checks(spec).items() %}
+    when {{ fingerprint }} = '{{ version }}'
+        and {{ _cdc_contradicted(spec, record ~ '.kafka_value', columns) }} is not null
+        then 'schema_contradiction'
+    {%- endfor %}
+    {%- if spec.incompatible_versions %}
+    when {{ fingerprint }} in ('{{ spec.incompatible_versions | join("', '") }}')
+        then 'incompatible_schema_change'
+    {%- endif %}
+{%- endmacro %}
+
+{#- The details of _cdc_version_reasons, in the same order. -#}
+{% macro _cdc_version_details(spec, record) -%}
+    {%- set fingerprint = record ~ '._schema_fingerprint' -%}
+    {%- if spec.schema_fingerprints %}
+    when {{ _cdc_not_covered(fingerprint, spec) }}
+        then concat(
+            'the value schema block (md5 ', {{ fingerprint }},
+            ') is not one `python -m python_helpers sync` has seen: the next run',
+            ' (`make run`, or sync then dbt build) stages it'
+        )
+    {%- endif %}
+    {%- for version, reason in (spec.invalid_versions or {}).items() %}
+    when {{ fingerprint }} = '{{ version }}'
+        then 'the schema block (md5 {{ version }}) is not a Kafka Connect schema: {{
+            _cdc_sql_text(reason) }}'
+    {%- endfor %}
+    {%- for version, columns in _cdc_version_checks(spec).items() %}
+    when {{ fingerprint }} = '{{ version }}'
+        and {{ _cdc_contradicted(spec, record ~ '.kafka_value', columns) }} is not null
+        then concat(
+            {{ _cdc_contradicted(spec, record ~ '.kafka_value', columns) }},
+            ' contradicts the type its own schema block (md5 {{ version }}) declares'
+        )
+    {%- endfor %}
+    {%- for version, columns in (spec.incompatible_versions or {}).items() %}
+    when {{ fingerprint }} = '{{ version }}'
+        then concat(
+            {%- for column in columns %}
+            {{ cdc_string('column ' ~ column.column ~ ': the table has ' ~ column.table_type ~ ',') }},
+            {{ cdc_string(' this schema version (md5 ' ~ version ~ ') declares ' ~ column.version_type ~ '; ') }},
+            {%- endfor %}
+            'kept out of the table. To take it: schema_changes: widen in topic.yml, sync,',
+            ' then dbt build --full-refresh --select {{ this.identifier }}+'
+        )
+    {%- endfor %}
+{%- endmacro %}
+
+{#- Per version with checkable columns, the row columns whose type its own
+    block declares differently from the table's (a record of the version is
+    parsed again with those types): {fingerprint: {column: raw type}}. -#}
+{% macro _cdc_version_checks(spec) -%}
+    {%- set table_types = {} -%}
+    {%- for column in spec.columns -%}
+        {%- do table_types.update({column.source_name or column.name: column.raw_type}) -%}
+    {%- endfor -%}
+    {%- set checks = {} -%}
+    {%- for version, columns in (spec.version_columns or {}).items() -%}
+        {%- set differing = {} -%}
+        {%- for name, raw_type in columns.items() -%}
+            {%- if name in table_types and table_types[name] != raw_type -%}
+                {%- do differing.update({name: raw_type}) -%}
+            {%- endif -%}
+        {%- endfor -%}
+        {%- if differing -%}{%- do checks.update({version: differing}) -%}{%- endif -%}
+    {%- endfor -%}
+    {{- return(checks) -}}
+{%- endmacro %}
+
+{#- The fingerprint of a landed value's schema block: md5 of its exact text
+    between `{"schema":` and `,"payload":` (whitespace around the marks
+    allowed), null for a value without one. sync computes the same for
+    every distinct block it sees (python_helpers.schema.topic_schema.
+    schema_fingerprint) and keeps them in the topic's spec. -#}
+{% macro cdc_schema_fingerprint(value) -%}
+    md5(case
+        when startswith({{ value }}, '{"schema":') and instr({{ value }}, ',"payload":') > 0
+            then substring_index(substr({{ value }}, 11), ',"payload":', 1)
+        else nullif(
+            regexp_extract(
+                {{ value }}, '(?s)^\\{\\s*"schema"\\s*:(.*?),\\s*"payload"\\s*:', 1
+            ),
+            ''
+        )
+    end)
+{%- endmacro %}
+
+{#- True when a value's schema block is one sync has not seen: the
+    generated schema may not read it right (a column it lacks, a changed
+    type), so its record is quarantined rather than staged with nulls. -#}
+{% macro _cdc_not_covered(fingerprint, spec) -%}
+    {{ fingerprint }} not in ('{{ spec.schema_fingerprints | join("', '") }}')
+{%- endmacro %}
+
+{#- The row columns whose JSON type contradicts the generated schema, as
+    text ('column a, column b'), for the records whose whole parse failed
+    only. -#}
+{% macro _cdc_mismatched_columns(value, spec) -%}
+    {%- set columns = {} -%}
+    {%- for column in spec.columns -%}
+        {%- do columns.update({column.source_name or column.name: column.raw_type}) -%}
+    {%- endfor -%}
+    {{ _cdc_unreadable_columns(spec, value, columns) }}
+{%- endmacro %}

@@ -1,0 +1,292 @@
+"""Collect what a topic's events say about themselves, cheaply.
+
+Every event repeats its schema block, so the scan never parses events: it
+cuts the schema block's text out of each line (``{"schema":`` up to
+``,"payload":``, escaped or not, inside a kcat line or a plain value),
+keeps the distinct texts, and parses only the first event of each distinct
+text (for the block itself and the connector / source table). A line the
+cut does not fit is parsed whole. Files are read in binary chunks, so memory
+stays bounded, and a scan can resume at a byte offset (``sync`` keeps one per
+file: a sync with nothing new reads nothing).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from python_helpers import connectors
+from python_helpers.connectors.mongodb import observe
+from python_helpers.schema.connect_schema import (
+    ConnectSchema,
+    SchemaError,
+    merge_schemas,
+    parse_schema,
+)
+from python_helpers.schema.extended_json import DocType
+from python_helpers.schema.metadata_topics import CHANGES, METADATA_CONNECTOR, SOURCELESS, kind_of
+from python_helpers.schema.schema_evolution import QUARANTINE, IncompatibleColumn, evolve
+
+# Huawei MRS CDL (both message versions) names no Debezium connector.
+CDL_CONNECTOR = "cdl"
+_PLAIN = (b'{"schema":', b',"payload":')
+_ESCAPED = (b'{\\"schema\\":', b',\\"payload\\":')
+# the same marks with any whitespace a JSON writer may put around them
+_LOOSE = {
+    _PLAIN: (re.compile(rb'\{\s*"schema"\s*:'), re.compile(rb',\s*"payload"\s*:')),
+    _ESCAPED: (re.compile(rb'\{\s*\\"schema\\"\s*:'), re.compile(rb',\s*\\"payload\\"\s*:')),
+}
+
+
+def text_digest(text: bytes) -> str:
+    """A short stable name for a schema block's text."""
+    return hashlib.sha1(text).hexdigest()
+
+
+def schema_fingerprint(cut: bytes, escaped: bool) -> str | None:
+    """The fingerprint the base models compute for a value's schema block
+    (cdc_schema_fingerprint): md5 of its exact text as landed, i.e. between
+    ``{"schema":`` and ``,"payload":`` of the value (``escaped``: the cut
+    was taken inside a kcat line, where the value is a JSON string)."""
+    try:
+        text = json.loads(b'"' + cut + b'"') if escaped else cut.decode("utf-8")
+    except ValueError:
+        return None
+    return hashlib.md5(text.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class TopicSchemas:
+    """Merged schemas and facts gathered from one topic's events."""
+
+    topic: str
+    value_schema: ConnectSchema | None = None
+    key_schema: ConnectSchema | None = None
+    connector: str | None = None
+    source_table: str | None = None
+    kind: str = CHANGES
+    source_fields: list[str] = field(default_factory=list)
+    events: int = 0
+    events_with_schema: int = 0
+    seen: set[str] = field(default_factory=set)
+    # MongoDB topics: the merged type of the documents seen (every event is
+    # read, since documents are data, not schema blocks)
+    document: DocType | None = None
+    # fingerprints of the distinct value schema blocks seen (schema_fingerprint)
+    schema_fingerprints: set[str] = field(default_factory=set)
+    # the value schema of each fingerprint (per-version decoding)
+    versions: dict[str, ConnectSchema] = field(default_factory=dict)
+    # schema evolution (see schema_evolution): the topic's policy, the table
+    # schema an earlier sync established, and the versions whose row
+    # columns it cannot take in place
+    policy: str = QUARANTINE
+    established: ConnectSchema | None = None
+    incompatible: dict[str, list[IncompatibleColumn]] = field(default_factory=dict)
+    # versions whose block is not a readable Kafka Connect schema: why
+    invalid: dict[str, str] = field(default_factory=dict)
+
+    def _merged(self, current: ConnectSchema | None, block: dict[str, Any]) -> ConnectSchema:
+        parsed = parse_schema(block)
+        return parsed if current is None else merge_schemas(current, parsed)
+
+    def add_value(self, value: dict[str, Any], fingerprint: str | None = None) -> None:
+        """Merge the schema block and source facts of one parsed value
+        (``fingerprint``: of its schema block's text, when known)."""
+        schema = value.get("schema") if "payload" in value else None
+        if isinstance(schema, dict) and not self._add_version(schema, fingerprint):
+            return
+        payload = value.get("payload") if "payload" in value else value
+        if not isinstance(payload, dict):
+            return
+        kind = kind_of(payload)
+        if kind != CHANGES:
+            self.kind = kind
+            if isinstance(payload.get("source"), dict):
+                for name in payload["source"]:
+                    if name not in self.source_fields:
+                        self.source_fields.append(name)
+            if kind in SOURCELESS:
+                self.connector = self.connector or METADATA_CONNECTOR
+        if "message_version" in payload or "OPERATION" in payload:
+            self.connector = self.connector or CDL_CONNECTOR
+        documents = _documents_event(payload)
+        if isinstance(payload.get("source"), dict):
+            source = payload["source"]
+            self.connector = self.connector or source.get("connector")
+            self.source_table = self.source_table or source_table_name(source)
+            for name in source if documents else ():
+                if name not in self.source_fields:
+                    self.source_fields.append(name)
+        if documents:
+            self.document = observe(self.document, payload)
+        elif payload.get("TABLE_NAME"):  # CDL JSON 1.0
+            owner = payload.get("SEG_OWNER")
+            table = payload["TABLE_NAME"]
+            self.source_table = self.source_table or (f"{owner}_{table}" if owner else table)
+
+    def _add_version(self, block: dict[str, Any], fingerprint: str | None) -> bool:
+        """Judge one schema version against the table; False when its
+        block cannot be read (its records are quarantined, not merged)."""
+        try:
+            parsed = parse_schema(block)
+        except (SchemaError, RecursionError) as error:
+            reason = "nested too deep" if isinstance(error, RecursionError) else str(error)
+            if fingerprint is not None:
+                self.invalid[fingerprint] = reason[:300]
+            return False
+        if fingerprint is not None:
+            self.versions[fingerprint] = parsed
+        base = self.value_schema if self.value_schema is not None else self.established
+        self.value_schema, found = evolve(base, parsed, self.policy)
+        if found and fingerprint is not None:
+            self.incompatible[fingerprint] = found
+        return True
+
+    def add_key(self, key: dict[str, Any]) -> None:
+        """Merge the schema block of one parsed key."""
+        schema = key.get("schema") if "payload" in key else None
+        if isinstance(schema, dict):
+            # an unreadable key block is skipped: the base model checks keys
+            with contextlib.suppress(SchemaError, RecursionError):
+                self.key_schema = self._merged(self.key_schema, schema)
+
+
+def source_table_name(source: dict[str, Any]) -> str | None:
+    """``schema_table`` (or ``db_table``) named by a Debezium source block."""
+    table = source.get("table") or source.get("collection")
+    if not table:
+        return None
+    owner = source.get("schema") or source.get("db")
+    return f"{owner}_{table}" if owner else str(table)
+
+
+def _cut(text: bytes, start: int, marks: tuple[bytes, bytes]) -> bytes | None:
+    """The schema block's text in ``text`` at ``start``, or None."""
+    if text.startswith(marks[0], start):
+        end = text.find(marks[1], start)
+        if end > 0:
+            return text[start + len(marks[0]) : end]
+    opening, closing = _LOOSE[marks]
+    found = opening.match(text, start)
+    ending = closing.search(text, found.end()) if found else None
+    return text[found.end() : ending.start()] if found and ending else None
+
+
+def _kcat_field(line: bytes, name: bytes) -> int:
+    """Where the string value of a kcat field starts (after its quote), or
+    -1. An escaped ``\\"payload\\":`` inside a value cannot match."""
+    at = line.find(b'"' + name + b'":')
+    if at < 0:
+        return -1
+    at += len(name) + 3
+    while at < len(line) and line[at : at + 1] == b" ":
+        at += 1
+    return at + 1 if line[at : at + 1] == b'"' else -1
+
+
+def _loads(text: bytes | str) -> Any:
+    """The parsed JSON, or None for text that is not JSON or is nested
+    deeper than Python's parser goes (such a record is quarantined by the
+    base model; it must not stop the scan)."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+class _Scanner:
+    def __init__(self, result: TopicSchemas) -> None:
+        self.result = result
+        self.fingerprint: str | None = None  # of the last new schema block
+
+    def _new(self, kind: str, text: bytes) -> bool:
+        digest = f"{kind}:{text_digest(text)}"
+        if digest in self.result.seen:
+            return False
+        self.result.seen.add(digest)
+        return True
+
+    def _new_schema(self, cut: bytes | None, escaped: bool) -> bool:
+        """Whether ``cut`` is a value schema text not seen before (its
+        fingerprint is then kept)."""
+        if cut is None or not self._new("v", cut):
+            return False
+        fingerprint = schema_fingerprint(cut, escaped)
+        if fingerprint is not None:
+            self.result.schema_fingerprints.add(fingerprint)
+        self.fingerprint = fingerprint
+        return True
+
+    def _documents(self) -> bool:
+        """Whether every value must be read (a MongoDB topic's documents)."""
+        return connectors.shape_of(self.result.connector or "") == connectors.DOCUMENTS
+
+    def _value(self, value_text: bytes | str | None, key_text: bytes | str | None) -> None:
+        value = _loads(value_text) if value_text else None
+        if isinstance(value, dict):
+            self.result.add_value(value, self.fingerprint)
+        self.fingerprint = None
+        key = _loads(key_text) if key_text else None
+        if isinstance(key, dict):
+            self.result.add_key(key)
+
+    def kcat(self, line: bytes) -> None:
+        at = _kcat_field(line, b"payload")
+        cut = _cut(line, at, _ESCAPED) if at > 0 else None
+        key_at = _kcat_field(line, b"key")
+        key_cut = _cut(line, key_at, _ESCAPED) if key_at > 0 else None
+        if cut is not None:
+            self.result.events_with_schema += 1
+        # a value the cut does not fit is parsed whole, a MongoDB one always
+        new_value = at > 0 and (cut is None or self._new_schema(cut, True) or self._documents())
+        new_key = key_cut is not None and self._new("k", key_cut)
+        if not (new_value or new_key):
+            return
+        record = _loads(line)
+        if not isinstance(record, dict):
+            return
+        payload, key = record.get("payload"), record.get("key")
+        self._value(
+            payload if isinstance(payload, str) and new_value else None,
+            key if isinstance(key, str) and new_key else None,
+        )
+
+    def plain(self, line: bytes) -> None:
+        stripped = line.strip()
+        if not stripped:
+            return
+        cut = _cut(stripped, 0, _PLAIN)
+        if cut is not None:
+            self.result.events_with_schema += 1
+        if cut is None or self._new_schema(cut, False) or self._documents():
+            self._value(stripped, None)
+
+
+def scan_file(path: Path, is_kcat: bool, result: TopicSchemas, start: int = 0) -> int:
+    """Scan one file from byte ``start``; returns the offset after its last
+    complete line (where a later scan resumes)."""
+    scanner = _Scanner(result)
+    handle_line = scanner.kcat if is_kcat else scanner.plain
+    position = start
+    with path.open("rb") as handle:
+        handle.seek(start)
+        for line in handle:
+            result.events += 1
+            handle_line(line)
+            if line.endswith(b"\n"):
+                position += len(line)
+            # else: a last line without its newline is scanned again next time
+    return position
+
+
+def _documents_event(payload: dict[str, Any]) -> bool:
+    """Whether a value payload is an event of a connector that stages
+    documents (MongoDB's): its documents' fields are observed."""
+    source = payload.get("source")
+    connector = source.get("connector") if isinstance(source, dict) else None
+    return isinstance(connector, str) and connectors.shape_of(connector) == connectors.DOCUMENTS
