@@ -34,6 +34,7 @@ from python_helpers.project.transaction_groups import (
 from python_helpers.schema.metadata_topics import CHANGES, KIND_LABELS
 from python_helpers.spec import column_settings
 from python_helpers.spec.generate import TopicSpec
+from python_helpers.spec.topics import Topic
 
 # the current-state views that have a transaction-consistent sibling
 CONSISTENT_VIEWS = Path("macros", "generated", "cdc_consistent_views.sql")
@@ -168,59 +169,47 @@ def _sources(spec: TopicSpec, names: ModelNames) -> list[dict[str, Any]]:
     ]
 
 
-def _entity(declared: dict[str, Any]) -> str | None:
-    entity = declared.get("model_name")
-    return str(entity) if entity else None
-
-
 def wanted_files(
     project: Path,
-    specs: dict[str, TopicSpec],
-    settings: dict[str, dict[str, Any]],
-    every: dict[str, TopicSpec] | None = None,
+    topics: dict[str, Topic],
+    every: dict[str, Topic] | None = None,
     failed: dict[str, str] | None = None,
 ) -> dict[Path, str]:
-    """The text of every generated file of the topics in ``specs`` (by
-    path): each generated model where its file is, else where a new one
-    goes (``ModelNames.path``), and each topic's generated properties.
-    ``every``: all the project's topics (default ``specs``), which the
-    transaction groups are made of, also when a landing holds only some.
-    ``failed``: where a topic whose files fail ``code_check`` is noted (by
-    topic, with the reason); its files are left out."""
-    every = {**(every or {}), **specs}
-    all_names = {
-        topic: ModelNames.for_spec(spec, _entity(settings.get(topic, {})))
-        for topic, spec in every.items()
-    }
-    groups = transaction_groups(every)
+    """The text of every generated file of ``topics`` (by path): its
+    generated models and its properties. ``every``: all the project's topics
+    (default ``topics``), which the transaction groups and the snapshot scans
+    are made of, also when a landing holds only some. ``failed``: where a
+    topic whose files fail ``code_check`` is noted (by topic, with the
+    reason); its files are left out."""
+    every = {**(every or {}), **topics}
+    specs = {name: topic.spec for name, topic in every.items()}
+    all_names = {name: ModelNames.for_topic(topic) for name, topic in every.items()}
+    groups = transaction_groups(specs)
     members = member_groups(groups)
-    scans = scan_sources(every, settings)
+    scans = scan_sources(specs, {name: topic.settings for name, topic in every.items()})
     wanted: dict[Path, str] = {}
-    for topic, spec in specs.items():
-        declared = settings.get(topic, {})
-        names = all_names[topic]
-        group = groups.get(topic) or members.get(topic)
-        layers = topic_layers(
-            spec, bool(declared.get("history")), group is not None, declared.get("changes") is True
-        )
+    for name, topic in topics.items():
+        spec, names = topic.spec, all_names[name]
+        group = groups.get(name) or members.get(name)
+        layers = topic_layers(spec, topic.history, group is not None, topic.changes)
         generated = [layer for layer in layers if layer in GENERATED_LAYERS]
         group_fields = _transaction_fields(group, all_names) if group else {}
-        source = scans.get(topic)
+        source = scans.get(name)
         scan_fields = _scan_fields(source, all_names) if source else {}
-        templates = _templates(spec, names, generated, declared, group_fields, scan_fields)
+        templates = _templates(spec, names, generated, topic.settings, group_fields, scan_fields)
         texts: dict[Path, str] = {}
         for layer, (template, fields) in templates.items():
             texts[project / names.path(layer)] = model_templates.render(template, **fields)
-        entries = model_entries(spec, names, layers, declared)
-        header = properties_header(topic) + PROPERTIES_NOTE
+        entries = model_entries(spec, names, layers, topic.settings)
+        header = properties_header(name) + PROPERTIES_NOTE
         texts[project / names.properties()] = properties_text(
             entries, header, _sources(spec, names)
         )
         if failed is not None and (why := _unsafe(texts, entries)) is not None:
-            failed[topic] = why
+            failed[name] = why
             continue
         wanted |= texts
-    views = sorted(all_names[topic].current for topic in members)
+    views = sorted(all_names[name].current for name in members)
     wanted[project / CONSISTENT_VIEWS] = model_templates.render("consistent_views", views=views)
     return wanted
 

@@ -14,6 +14,7 @@ from python_helpers import connectors
 from python_helpers.naming import entity_name, raw_table_name
 from python_helpers.schema.metadata_topics import SCHEMA_CHANGES
 from python_helpers.spec.generate import TopicSpec
+from python_helpers.spec.topics import Topic
 
 MODELS_DIR = Path("models")
 # under MODELS_DIR: what sync writes and rewrites (so marked in .gitattributes)
@@ -63,6 +64,10 @@ class ModelNames:
             consistent=f"{folder}__{entity}__consistent",
             progress=f"{folder}__{entity}__progress",
         )
+
+    @classmethod
+    def for_topic(cls, topic: Topic) -> ModelNames:
+        return cls.for_spec(topic.spec, topic.model_name)
 
     def path(self, layer: str) -> Path:
         """Where the model of ``layer`` (``meta.cdc_layer``) is, under the

@@ -32,6 +32,7 @@ from python_helpers.schema.metadata_topics import (
     TRANSACTIONS,
 )
 from python_helpers.spec.generate import TopicSpec
+from python_helpers.spec.topics import Topic
 
 # the analysts' table of each metadata kind: its template
 ANALYST_TEMPLATES = {
@@ -109,16 +110,15 @@ def _sql_files(project: Path) -> dict[str, Path]:
     return {path.stem: path for path in sorted((project / MODELS_DIR).rglob("*.sql"))}
 
 
-def scaffold_all(
-    project: Path, specs: list[TopicSpec], entities: dict[str, str] | None = None
-) -> list[Path]:
+def scaffold_all(project: Path, topics: list[Topic]) -> list[Path]:
     """Write the owned models that are missing. Two topics with one model
     name, or a generated model's name that another file has, stop it
     (``ProjectError`` names them)."""
     found = _sql_files(project)
     claimed: dict[str, str] = {}
-    for spec in specs:
-        names = ModelNames.for_spec(spec, (entities or {}).get(spec.topic))
+    specs = [topic.spec for topic in topics]
+    for topic in topics:
+        spec, names = topic.spec, ModelNames.for_topic(topic)
         owner = _owner(project / names.properties())
         for layer in ("base", "staging", "quarantine", "current", "state"):
             name = getattr(names, layer)
@@ -135,7 +135,7 @@ def scaffold_all(
                 )
     written: list[Path] = []
     groups = transaction_groups({spec.topic: spec for spec in specs})
-    for spec in specs:
-        match = groups[spec.topic].match if spec.topic in groups else None
-        written += scaffold(project, spec, (entities or {}).get(spec.topic), match, found)
+    for topic in topics:
+        match = groups[topic.name].match if topic.name in groups else None
+        written += scaffold(project, topic.spec, topic.model_name, match, found)
     return written

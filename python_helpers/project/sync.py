@@ -41,7 +41,7 @@ from python_helpers.schema.spark_types import (
     check_decodable,
     unkept_nested_fields,
 )
-from python_helpers.spec import column_settings, declarations, spec_files
+from python_helpers.spec import column_settings, declarations, spec_files, topics
 from python_helpers.spec.declarations import Declared
 from python_helpers.spec.generate import SpecError, TopicSpec, decimal_scales, row_schema
 from python_helpers.spec.topic_schema import TopicSchemas, scan_file
@@ -446,8 +446,9 @@ def _leave_out_unsafe(
             continue  # checked when it was written
         if (why := sql_problem(text)) is not None:
             found[topic] = f"its generated spec would not be safe to parse ({why})"
-    candidates = {t: s for t, s in result.specs.items() if t not in found}
-    wanted = generated_models.wanted_files(project, candidates, settings, specs, failed=found)
+    every = topics.resolve(project, specs, settings)
+    candidates = {t: every[t] for t in result.specs if t not in found}
+    wanted = generated_models.wanted_files(project, candidates, every, failed=found)
     for topic, why in found.items():
         result.failed[topic] = why
         del result.specs[topic]
@@ -570,7 +571,6 @@ def sync(
         except SpecError as error:
             result.failed[topic_dir.name] = str(error)
             dirs.remove(topic_dir)
-    histories = {d.name for d in dirs if _wants_history(configs[d.name])}
     # topics that borrow another topic's schema go after the others
     dirs.sort(key=lambda d: bool(configs[d.name].settings.get("schema_from")))
     for topic_dir in dirs:
@@ -608,13 +608,15 @@ def sync(
         if topic in configs
     ]
     result.stale = spec_files.stale(project, specs, rendered)
-    settings = {item.topic: item.settings for item in wanted}
+    # every topic of the project resolved once: what each generator reads
+    every = topics.resolve(project, specs, {item.topic: item.settings for item in wanted})
+    synced = {topic: every[topic] for topic in sorted(result.specs)}
     if check:
         result.declared = declarations.stale(project, wanted)
         wanted_files = (
             checked
             if checked is not None
-            else generated_models.wanted_files(project, result.specs, settings, specs)
+            else generated_models.wanted_files(project, synced, every)
         )
         result.models = generated_models.stale(wanted_files)
         result.generated_changed = bool(result.stale or result.declared or result.models)
@@ -625,18 +627,12 @@ def sync(
     result.respecified = spec_files.write_specs(project, specs, result.stale)
     if state_path is not None:
         state.save(state_path, spec_files.digest(project))
-    entities = {
-        name: str(config.settings["model_name"])
-        for name, config in configs.items()
-        if config.settings.get("model_name")
-    }
-    specs_in_order = [result.specs[topic] for topic in sorted(result.specs)]
-    result.scaffolded = scaffold_all(project, specs_in_order, entities)
-    for spec in specs_in_order:
-        if spec.topic in histories and (reason := history_unsupported(spec)) is not None:
+    result.scaffolded = scaffold_all(project, list(synced.values()))
+    for topic in synced.values():
+        spec = topic.spec
+        if topic.history and (reason := history_unsupported(spec)) is not None:
             result.warnings.append(f"{spec.topic}: history: true ignored: {reason}")
-        wants_feed = spec.topic in configs and configs[spec.topic].settings.get("changes") is True
-        if wants_feed and "state" not in topic_layers(spec, False):
+        if topic.changes and "state" not in topic_layers(spec, False):
             result.warnings.append(
                 f"{spec.topic}: changes: true ignored: the topic has no state table"
                 " (a change feed reads one: MongoDB documents are replayed, a topic without"
@@ -645,7 +641,7 @@ def sync(
     wanted_models = (
         checked
         if checked is not None and not result.scaffolded
-        else generated_models.wanted_files(project, result.specs, settings, specs)
+        else generated_models.wanted_files(project, synced, every)
     )
     result.models = generated_models.write(wanted_models)
     check_project(project / "models")

@@ -90,6 +90,11 @@ def _settings(path: Path, text: str) -> dict[str, Any]:
     return dict(loaded)
 
 
+def read_settings(path: Path) -> dict[str, Any]:
+    """The settings a declaration file holds (DeclarationError if wrong)."""
+    return _settings(path, path.read_text(encoding="utf-8"))
+
+
 def _read(path: Path) -> tuple[dict[str, Any], str | None] | None:
     if not path.exists():
         return None

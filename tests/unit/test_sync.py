@@ -620,6 +620,27 @@ def test_a_landing_of_some_topics_keeps_the_transaction_groups_whole(
     assert not result.generated_changed, result.models
 
 
+def test_topics_outside_the_landing_keep_what_they_declared(tmp_path: Path) -> None:
+    """Each topic of the project is resolved once, with its declaration,
+    landed or not: a transaction group's files name a member that is not in
+    this landing by the model name it declared."""
+    landing = tmp_path / "landing"
+    for topic in ("bankdb.transaction", "bankdb.shop.orders", "bankdb.shop.payments"):
+        copy_sample_topic(topic, landing)
+    (landing / "bankdb.shop.payments" / "topic.yml").write_text(
+        "primary_key: item_id\nmodel_name: payments\n", encoding="utf-8"
+    )
+    project = tmp_path / "project"
+    sync(project, landing)
+    progress = next((project / "models/generated/progress").rglob("*.sql"))
+    text = progress.read_text()
+    assert "stg_mysql__payments" in text
+    shutil.rmtree(landing / "bankdb.shop.payments")
+    again = sync(project, landing)
+    assert not again.generated_changed and again.models == []
+    assert progress.read_text() == text
+
+
 def test_column_settings_reach_the_generated_models_and_are_checked(tmp_path: Path) -> None:
     """`ignore_null_updates` and `history: {track: [...]}` in a declaration
     become the configs of the topic's state and history models (the merge
