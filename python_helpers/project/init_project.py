@@ -50,7 +50,9 @@ tables on Spark, as a dbt project (started with `python -m python_helpers init`)
   their models; `make test`: the same build with every dbt test, then
   `sync --check`, sqlfluff, ruff and mypy.
 - Each topic is declared once, in `topics/<topic>.yml` (written by `sync`;
-  edit it there); the models `sync` scaffolds are yours to edit.
+  edit it there, descriptions and tests included); its staging and
+  current-state models are yours to edit (written once), everything under
+  `models/generated/` is rewritten by every `sync`.
 - The manual: `docs/` (from the checkout this project was started from,
   whose README names its pages; its sample topics are not here).
 """

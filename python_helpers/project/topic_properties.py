@@ -152,7 +152,7 @@ def model_entries(
     present = [layer for layer in layers if layer in every]
     entries = copy.deepcopy([every[layer] for layer in present])
     for layer, entry in zip(present, entries, strict=True):
-        if layer == "staging" and spec.kind == CHANGES:
+        if layer == "staging":  # the `_cdc_source_*` columns differ by connector
             entry["columns"] = _before_kafka(entry.get("columns", []), source_columns(spec))
         _declare(entry, layer, spec, declared or {})
         block = guarantee_block(spec, layer)

@@ -34,6 +34,7 @@ from python_helpers.engine.sql_engine import SqlEngine
 from python_helpers.escaping import spark_string
 from python_helpers.land.raw_store import RAW_SCHEMA, LandingReport, create_table
 from python_helpers.run.maintenance import existing
+from python_helpers.schema.metadata_topics import SCHEMA_CHANGES
 
 METRICS_TABLE = f"{RAW_SCHEMA}._run_metrics"
 COLUMNS = (
@@ -88,7 +89,9 @@ class TopicRelations:
 
     base: str | None
     state: str | None
-    commit_time: bool  # the base model has `_cdc_source_committed_at`
+    # the base model has `_cdc_source_committed_at`: every change-event
+    # topic's, and a schema-change topic's (meta.cdc_kind: its metadata kind)
+    commit_time: bool
 
 
 _NODES: dict[Path, tuple[tuple[int, int], dict[str, dict[str, Any]]]] = {}
@@ -127,9 +130,14 @@ def topic_relations(nodes: dict[str, dict[str, Any]]) -> dict[str, TopicRelation
         relations[topic] = TopicRelations(
             base["relation_name"] if base else None,
             state["relation_name"] if state else None,
-            bool(base and "_cdc_source_committed_at" in base.get("columns", {})),
+            bool(base and _has_commit_time(base)),
         )
     return relations
+
+
+def _has_commit_time(base: dict[str, Any]) -> bool:
+    meta = (base.get("config") or {}).get("meta") or {}
+    return meta.get("cdc_kind") in (None, SCHEMA_CHANGES)
 
 
 def built_relations(
