@@ -153,7 +153,7 @@ def model_entries(
     entries = copy.deepcopy([every[layer] for layer in present])
     for layer, entry in zip(present, entries, strict=True):
         if layer == "staging":  # the `_cdc_source_*` columns differ by connector
-            entry["columns"] = _before_kafka(entry.get("columns", []), source_columns(spec))
+            entry["columns"] = _before_metadata(entry.get("columns", []), source_columns(spec))
         _declare(entry, layer, spec, declared or {})
         block = guarantee_block(spec, layer)
         # a guarantee block ends with the link to the metadata columns
@@ -164,11 +164,14 @@ def model_entries(
     return entries
 
 
-def _before_kafka(
+def _before_metadata(
     columns: list[dict[str, Any]], added: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """``columns`` with ``added`` before the first metadata column."""
-    at = next((i for i, c in enumerate(columns) if str(c["name"]).startswith("_")), len(columns))
+    """``columns`` with ``added`` before the first metadata column (the
+    project's own columns start with `_cdc_`; a source column never does)."""
+    at = next(
+        (i for i, c in enumerate(columns) if str(c["name"]).startswith("_cdc_")), len(columns)
+    )
     return columns[:at] + added + columns[at:]
 
 
