@@ -13,7 +13,7 @@ from typing import Any
 
 from python_helpers.engine.export import column_types
 from python_helpers.engine.sql_engine import SqlEngine, first_value, open_engine
-from python_helpers.escaping import spark_identifier
+from python_helpers.escaping import spark_identifier, spark_string
 
 CURRENT_SCHEMA = "cdc_current"
 # metadata columns shown after a table's own (first) columns
@@ -36,6 +36,11 @@ def show_results(
         " && dbt show --select <model>",
     ]
     tables = current_tables(engine)
+    if not tables:
+        lines.append(
+            f"no current-state table yet in {CURRENT_SCHEMA} (a topic without a key has"
+            " staging models only, in cdc_staging: declare its primary_key to merge it)"
+        )
     if only is not None:
         shown_tables = [t for t in tables if t in only]
         lines.append(
@@ -72,7 +77,10 @@ def built_current_models(project: Path, topics: list[str]) -> set[str]:
 
 
 def current_tables(engine: SqlEngine) -> list[str]:
-    """The tables and views analysts query in the current-state schema."""
+    """The tables and views analysts query in the current-state schema (none
+    while it does not exist: topics without a key have staging models only)."""
+    if not engine.sql(f"show databases like {spark_string(CURRENT_SCHEMA)}"):
+        return []
     return sorted(
         str(row["tableName"])
         for row in engine.sql(f"show tables in {CURRENT_SCHEMA}")
