@@ -115,106 +115,26 @@ def row_columns(spec: TopicSpec, key_tests: bool, described: bool = True) -> lis
 
 
 STAGING_OPS = ["c", "r", "u", "d", "t"]
+DOCUMENT_OPS = ["c", "r", "u", "d"]  # MongoDB stages no truncate
 CURRENT_OPS = ["c", "r", "u"]  # deletes and truncates remove rows
 STATE_OPS = ["c", "r", "u", "d"]  # deletes stay as delete markers
 # the current-state view keeps deleted keys (flagged) with soft deletes on
 SOFT_DELETES_WHERE = "{{ 'not is_deleted' if var('cdc_soft_deletes', false) else 'true' }}"
 
 
-def column_tests(name: str, ops: list[str] | None, where: str | None = None) -> list[Any]:
-    """Tests of a metadata column; none at all where ``ops`` is None (the
-    base model, whose verdict and op columns are null by design)."""
-    if ops is None:
-        return []
-    if name == "_cdc_op":
-        accepted: dict[str, Any] = {"arguments": {"values": ops}}
-        if where is not None:
-            accepted["config"] = {"where": where}
-        return ["not_null", {"accepted_values": accepted}]
-    if name == "_quarantine_reason":
-        return ["not_null"]
-    return []
+def op_column(ops: list[str], where: str | None = None) -> list[dict[str, Any]]:
+    """The entry of the `_cdc_op` column: not null, one of ``ops`` (``where``:
+    the rows tested). The other metadata columns carry no entry: their
+    meaning is written once, on the docs site's overview (models/docs/overview.md)."""
+    accepted: dict[str, Any] = {"arguments": {"values": ops}}
+    if where is not None:
+        accepted["config"] = {"where": where}
+    return [{"name": "_cdc_op", "data_tests": ["not_null", {"accepted_values": accepted}]}]
 
 
-def metadata_columns(
-    names: list[str], ops: list[str] | None = STAGING_OPS, where: str | None = None
-) -> list[dict[str, Any]]:
-    """The entries of the metadata columns among ``names`` that carry a test
-    on this model (their meaning is written once: models/docs/overview.md,
-    the docs site's overview, which every topic model's description links)."""
-    columns = []
-    for name in names:
-        tests = column_tests(name, ops, where)
-        if tests:
-            columns.append({"name": name, "data_tests": tests})
-    return columns
-
-
-KAFKA_COLUMNS = [
-    "_kafka_topic",
-    "_kafka_partition",
-    "_kafka_offset",
-    "_kafka_published_at",
-    "_kafka_key",
-    "_landing_batch",
-    "_landed_at",
-    "_staged_at",
-    "_landing_file",
-    "_landing_line",
-]
-STAGING_METADATA = [
-    "_cdc_op",
-    "_cdc_position",
-    "_cdc_is_snapshot",
-    "_cdc_source_committed_at",
-    "_cdc_processed_at",
-    "_cdc_transaction_id",
-    "_cdc_transaction_total_order",
-    "_cdc_transaction_collection_order",
-    *KAFKA_COLUMNS,
-]
-BASE_VERDICT = [
-    "_quarantine_reason",
-    "_quarantine_detail",
-    "_kafka_value",
-]
-QUARANTINE_COLUMNS = [
-    "_quarantine_reason",
-    "_quarantine_detail",
-    "_kafka_topic",
-    "_kafka_partition",
-    "_kafka_offset",
-    "_kafka_published_at",
-    "_kafka_key",
-    "_kafka_value",
-    "_landing_file",
-    "_landing_line",
-    "_landing_batch",
-    "_landed_at",
-    "_staged_at",
-]
-
-
-HEARTBEAT_COLUMNS = [
-    "_cdc_heartbeat_identifier",
-    "_cdc_source_committed_at",
-    "_kafka_topic",
-    "_kafka_partition",
-    "_kafka_offset",
-    "_kafka_published_at",
-    "_landing_batch",
-    "_landed_at",
-    "_staged_at",
-    "_landing_file",
-    "_landing_line",
-]
-
-
-def extra_columns(spec: TopicSpec) -> list[str]:
-    """The `_cdc_` columns of the envelope's own extra fields (CDL)."""
-    names = {f.name for f in spec.value_schema.fields}
-    extra = ("message_version", "message_type", "LOB_COLUMNS", "HEARTBEAT_IDENTIFIER")
-    return [f"_cdc_{name.lower()}" for name in extra if name in names]
+def quarantine_reason_column() -> list[dict[str, Any]]:
+    """The entry of a quarantine model's `_quarantine_reason`: never null."""
+    return [{"name": "_quarantine_reason", "data_tests": ["not_null"]}]
 
 
 def document_columns(spec: TopicSpec) -> list[dict[str, Any]]:
@@ -344,8 +264,6 @@ SCHEMA_HISTORY_KEY = [
     "_landing_line",
     "table_change_index",
 ]
-# Columns cdc_current_state adds to the merged (`__state`) tables.
-MERGED_METADATA = ["_cdc_value_positions"]
 
 
 def described(columns: dict[str, str]) -> list[dict[str, Any]]:

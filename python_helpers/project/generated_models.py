@@ -140,10 +140,9 @@ def _scan_fields(source: ScanSource, names: dict[str, ModelNames]) -> dict[str, 
     return {"snapshot_scans": jinja_literal(scans), "scans_model": scans["model"]}
 
 
-def _source_description(spec: TopicSpec) -> str:
+def _source_description(spec: TopicSpec, title: str) -> str:
     if spec.kind != CHANGES:
         return f"Raw Kafka records of the {KIND_LABELS[spec.kind]} topic `{spec.topic}`."
-    title = connectors.lookup(spec.connector).title
     return (
         f"Raw Kafka records of {title} topic `{spec.topic}`, one row per record, as landed"
         " by `python -m python_helpers land` (its columns: the overview)."
@@ -152,12 +151,12 @@ def _source_description(spec: TopicSpec) -> str:
 
 def _sources(spec: TopicSpec, names: ModelNames) -> list[dict[str, Any]]:
     """The topic's raw table, in its connector's landing source."""
+    title = connectors.lookup(spec.connector).title
     table = {
         "name": names.table,
-        "description": _source_description(spec),
+        "description": _source_description(spec, title),
         "meta": {"cdc_topic": spec.topic},
     }
-    title = connectors.lookup(spec.connector).title
     return [
         {
             "name": names.source,

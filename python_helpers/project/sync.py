@@ -429,15 +429,16 @@ def _leave_out_unsafe(
     project: Path,
     result: SyncResult,
     specs: dict[str, TopicSpec],
-    settings: dict[str, dict[str, Any]],
+    every: dict[str, topics.Topic],
     rendered: dict[str, str],
 ) -> dict[Path, str] | None:
     """Leave out of this sync the topics whose spec file or generated files
     fail ``code_check`` (noted in ``result.failed``): a topic keeps the spec
-    it had (its new schema versions wait), a new one gets no files. Returns
-    the generated files it checked when no topic was left out (the files
-    sync writes then), else None. ``rendered``: where each spec file's text
-    is kept, by topic (spec_files.stale reads it)."""
+    and declaration it had (its new schema versions wait; ``specs`` and
+    ``every`` say so), a new one gets no files. Returns the generated files
+    it checked when no topic was left out (the files sync writes then), else
+    None. ``rendered``: where each spec file's text is kept, by topic
+    (spec_files.stale reads it)."""
     found: dict[str, str] = {}
     for topic, spec in result.specs.items():
         text = rendered[topic] = spec_files.render_file(spec)
@@ -446,7 +447,6 @@ def _leave_out_unsafe(
             continue  # checked when it was written
         if (why := sql_problem(text)) is not None:
             found[topic] = f"its generated spec would not be safe to parse ({why})"
-    every = topics.resolve(project, specs, settings)
     candidates = {t: every[t] for t in result.specs if t not in found}
     wanted = generated_models.wanted_files(project, candidates, every, failed=found)
     for topic, why in found.items():
@@ -456,8 +456,10 @@ def _leave_out_unsafe(
         if spec_files.spec_path(project, topic).exists():
             stored = spec_files.read_file(spec_files.spec_path(project, topic).read_text("utf-8"))
             specs[topic] = stored
+            every[topic] = topics.Topic(stored, topics.stored_settings(project, topic))
         else:
             specs.pop(topic, None)
+            every.pop(topic, None)
     return None if found else wanted
 
 
@@ -595,21 +597,17 @@ def sync(
                 specs[topic_dir.name] = known
             else:
                 specs.pop(topic_dir.name, None)
-    settings = {
-        topic: _declaration(configs[topic], spec, keys.get(topic, ())).settings
+    declared = {
+        topic: _declaration(configs[topic], spec, keys.get(topic, ()))
         for topic, spec in result.specs.items()
         if topic in configs
     }
-    rendered: dict[str, str] = {}
-    checked = _leave_out_unsafe(project, result, specs, settings, rendered)
-    wanted = [
-        _declaration(configs[topic], spec, keys.get(topic, ()))
-        for topic, spec in sorted(result.specs.items())
-        if topic in configs
-    ]
-    result.stale = spec_files.stale(project, specs, rendered)
     # every topic of the project resolved once: what each generator reads
-    every = topics.resolve(project, specs, {item.topic: item.settings for item in wanted})
+    every = topics.resolve(project, specs, {t: item.settings for t, item in declared.items()})
+    rendered: dict[str, str] = {}
+    checked = _leave_out_unsafe(project, result, specs, every, rendered)
+    wanted = [declared[topic] for topic in sorted(result.specs) if topic in declared]
+    result.stale = spec_files.stale(project, specs, rendered)
     synced = {topic: every[topic] for topic in sorted(result.specs)}
     if check:
         result.declared = declarations.stale(project, wanted)

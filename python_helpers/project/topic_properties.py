@@ -21,29 +21,27 @@ from python_helpers.connectors import DOCUMENTS, mongodb
 from python_helpers.escaping import dbt_code, jinja_text
 from python_helpers.project.columns import (
     CURRENT_OPS,
-    HEARTBEAT_COLUMNS,
-    KAFKA_COLUMNS,
+    DOCUMENT_OPS,
     MONGODB_CURRENT_COLUMNS,
     NOTIFICATION_COLUMNS,
-    QUARANTINE_COLUMNS,
     SCHEMA_CHANGE_COLUMNS,
     SCHEMA_HISTORY_COLUMNS,
     SCHEMA_HISTORY_KEY,
     SNAPSHOT_SCANS_COLUMNS,
     SNAPSHOT_SCANS_KEY,
     SOFT_DELETES_WHERE,
-    STAGING_METADATA,
+    STAGING_OPS,
     STATE_OPS,
     TRANSACTION_COLUMNS,
     TRANSACTION_PROGRESS_COLUMNS,
     TRANSACTIONS_TABLE_COLUMNS,
     described,
     document_columns,
-    extra_columns,
     key_list,
     key_tests_by_column,
-    metadata_columns,
     model_meta,
+    op_column,
+    quarantine_reason_column,
     row_columns,
     row_names,
     test_names,
@@ -73,15 +71,6 @@ GENERATED_LAYERS = (
 )
 ANALYST_LAYERS = ("staging", "current")
 VERSION_OPS = {"opened_by_op": ["c", "r", "u"], "closed_by_op": ["c", "r", "u", "d", "t"]}
-VERSION_COLUMNS = [
-    "valid_from_position",
-    "valid_from",
-    "valid_to_position",
-    "valid_to",
-    "opened_by_op",
-    "closed_by_op",
-    "is_current",
-]
 
 
 def has_heartbeats(spec: TopicSpec) -> bool:
@@ -246,14 +235,13 @@ def _quarantine(spec: TopicSpec, names: ModelNames, what: str) -> dict[str, Any]
         "name": names.quarantine,
         "description": f"Landed records of topic `{spec.topic}` that {what}, each with the reason.",
         "config": model_meta(spec, "quarantine"),
-        "columns": metadata_columns(QUARANTINE_COLUMNS),
+        "columns": quarantine_reason_column(),
     }
 
 
 def _row_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str, Any]]:
     """Models of a topic of row images (PostgreSQL, MySQL, SQL Server, CDL)."""
     heartbeats = has_heartbeats(spec)
-    metadata = STAGING_METADATA + extra_columns(spec)
     keys = key_list(list(spec.primary_key))
     entries: dict[str, dict[str, Any]] = {
         "base": {
@@ -272,7 +260,7 @@ def _row_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str, Any]
             " the row image (after for c/r/u, before for d) as typed columns,"
             " with CDC and Kafka metadata.",
             "config": model_meta(spec, "staging"),
-            "columns": row_columns(spec, key_tests=False) + metadata_columns(metadata),
+            "columns": row_columns(spec, key_tests=False) + op_column(STAGING_OPS),
         },
         "quarantine": _quarantine(spec, names, "did not become change events"),
         "heartbeats": {
@@ -280,7 +268,6 @@ def _row_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str, Any]
             "description": f"Heartbeats of topic `{spec.topic}` (a HEARTBEAT_IDENTIFIER"
             " and no row image): counted here, never staged as table rows.",
             "config": model_meta(spec, "heartbeats"),
-            "columns": metadata_columns(HEARTBEAT_COLUMNS, None),
         },
         "state": {
             "name": names.state,
@@ -291,8 +278,7 @@ def _row_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str, Any]
             " markers with `dbt run-operation cdc_purge_delete_markers`. Its row"
             f" columns are `{names.current}`'s.",
             "config": model_meta(spec, "state"),
-            "columns": row_columns(spec, key_tests=True, described=False)
-            + metadata_columns(metadata, STATE_OPS),
+            "columns": row_columns(spec, key_tests=True, described=False) + op_column(STATE_OPS),
         },
         "current": {
             "name": names.current,
@@ -303,7 +289,7 @@ def _row_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str, Any]
             " `cdc_soft_deletes: true` deleted keys stay, flagged `is_deleted`.",
             "config": model_meta(spec, "current"),
             "columns": row_columns(spec, key_tests=True)
-            + metadata_columns(metadata, CURRENT_OPS, where=SOFT_DELETES_WHERE),
+            + op_column(CURRENT_OPS, where=SOFT_DELETES_WHERE),
         },
         "history": _history(spec, names),
         "changes": _changes(spec, names),
@@ -368,15 +354,6 @@ def _changes(spec: TopicSpec, names: ModelNames) -> dict[str, Any]:
     }
 
 
-# the change feed's own columns (after the previous values)
-CHANGE_FEED_COLUMNS = [
-    "_cdc_previous_position",
-    "_cdc_feed_snapshot_id",
-    "_cdc_run_started_at",
-    "_cdc_invocation_id",
-]
-
-
 def _version_columns() -> list[dict[str, Any]]:
     """The tests of a history's version columns (described on the overview)."""
     columns: list[dict[str, Any]] = [{"name": "valid_from_position", "data_tests": ["not_null"]}]
@@ -436,7 +413,7 @@ def _document_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str,
             " (c, r, u, d): document id, the change as the connector wrote it,"
             " CDC and Kafka metadata.",
             "config": model_meta(spec, "staging"),
-            "columns": change_columns + metadata_columns(STAGING_METADATA, ["c", "r", "u", "d"]),
+            "columns": change_columns + op_column(DOCUMENT_OPS),
         },
         "quarantine": _quarantine(spec, names, "did not become change events"),
         "current": {
@@ -450,7 +427,7 @@ def _document_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str,
             "columns": [id_column]
             + document_columns(spec)
             + described(MONGODB_CURRENT_COLUMNS)
-            + metadata_columns(STAGING_METADATA, CURRENT_OPS),
+            + op_column(CURRENT_OPS),
         },
     }
 
@@ -503,11 +480,6 @@ def _metadata_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str,
             NOTIFICATIONS: NOTIFICATION_COLUMNS,
         }[spec.kind]
     )
-    if spec.kind == SCHEMA_CHANGES:
-        event_columns += metadata_columns(
-            ["_cdc_position", "_cdc_source_committed_at", "_cdc_processed_at"], None
-        )
-    event_columns += metadata_columns(KAFKA_COLUMNS, None)
     current = _metadata_current(spec, names)
     progress_columns = described(TRANSACTION_PROGRESS_COLUMNS)
     progress_columns[0]["data_tests"] = ["not_null", "unique"]

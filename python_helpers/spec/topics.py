@@ -52,14 +52,18 @@ def resolve(
     """Every topic of ``specs`` with its settings: ``settings`` for the
     topics a sync just declared, the stored declaration for the others."""
     return {
-        topic: Topic(spec, settings[topic] if topic in settings else _stored(project, topic))
+        topic: Topic(
+            spec, settings[topic] if topic in settings else stored_settings(project, topic)
+        )
         for topic, spec in specs.items()
     }
 
 
-def _stored(project: Path, topic: str) -> dict[str, Any]:
+def stored_settings(project: Path, topic: str) -> dict[str, Any]:
+    """The settings of the topic's declaration as stored (none when it has
+    no valid one: it is named when its topic is synced)."""
     path = declarations.declaration_path(project, topic)
     try:
         return declarations.read_settings(path) if path.exists() else {}
     except declarations.DeclarationError:
-        return {}  # named when its topic is synced; no other topic stops on it
+        return {}  # no other topic stops on it
