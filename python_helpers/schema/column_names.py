@@ -133,13 +133,15 @@ def nested_names(names: Iterable[str]) -> dict[str, str]:
     struct whose names the metastore cannot keep: every character but
     ASCII letters, digits and ``_`` becomes ``_`` (``_`` first before a
     digit or for an empty name), then ``_<n>`` from 2 until it is free
-    among the fields (in order: a field seen later never renames one seen
-    before)."""
-    names = list(dict.fromkeys(names))
-    taken = {spark_key(name) for name in names if is_plain_identifier(name)}
+    among the fields before it. Decided in order, each name by the names
+    before it only: a field seen later never renames one seen before (a
+    plain name that an earlier field's Spark name took is renamed itself)."""
+    taken: set[str] = set()
+    given: set[str] = set()  # the Spark names given to renamed fields
     mapped = {}
-    for name in names:
-        if is_plain_identifier(name):
+    for name in dict.fromkeys(names):
+        if is_plain_identifier(name) and spark_key(name) not in given:
+            taken.add(spark_key(name))  # a case-only pair of plain names stays as it is
             continue
         stem = re.sub(r"[^A-Za-z0-9_]", "_", name)
         stem = stem if stem and not stem[0].isdigit() else "_" + stem
@@ -147,5 +149,6 @@ def nested_names(names: Iterable[str]) -> dict[str, str]:
         while spark_key(candidate) in taken:
             candidate, n = f"{stem}_{n}", n + 1
         taken.add(spark_key(candidate))
+        given.add(spark_key(candidate))
         mapped[name] = candidate
     return mapped
