@@ -102,10 +102,15 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from python_helpers.engine.sql_engine import open_engine
-    from python_helpers.run import metrics, report
+    from python_helpers.engine.watch_endpoint import state_dir
+    from python_helpers.run import metrics_log, report
 
-    rows = metrics.read_runs(open_engine(Path(".")), args.runs)
+    rows = None if args.from_table else metrics_log.read_runs(state_dir(), args.runs)
+    if rows is None:  # no run wrote the log here: the table (a Spark start)
+        from python_helpers.engine.sql_engine import open_engine
+        from python_helpers.run import metrics
+
+        rows = metrics.read_runs(open_engine(Path(".")), args.runs)
     if args.html:
         Path(args.html).write_text(report.render_html(rows), encoding="utf-8")
         print(f"wrote {args.html}: lag and throughput of the last {args.runs} run(s)")
@@ -315,6 +320,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     report_cmd.add_argument(
         "--html", metavar="FILE", help="also write a page charting lag and throughput"
+    )
+    report_cmd.add_argument(
+        "--from-table",
+        action="store_true",
+        help="read the metrics table (a Spark start) rather than the state folder's log"
+        " of the runs made here",
     )
     report_cmd.set_defaults(run=_cmd_report)
     maintain = commands.add_parser(

@@ -7,8 +7,9 @@
       models/generated/base/) read a source();
     - `primary_key_untested`: every model has a primary-key test: `unique`
       and `not_null` on one column, `cdc_unique_combination`, or
-      `cdc_accounts_for_landed_records` (which tests the landing file and
-      line of the base, staging, quarantine and heartbeats models);
+      `cdc_checks` with a `key`, or with the accounting (which tests the
+      landing file and line of the base, staging, quarantine and
+      heartbeats models);
     - `undocumented`: every model, source and source table has a
       description, and so has every column declared for them, except a
       column declared for its tests only (what it means is said once: on
@@ -94,8 +95,11 @@
             {%- do into.setdefault(test.attached_node, []).append(column) -%}
         {%- elif name == 'cdc_unique_combination' and test.attached_node -%}
             {%- do keyed.append(test.attached_node) -%}
-        {%- elif name == 'cdc_accounts_for_landed_records' -%}
+        {%- elif name == 'cdc_checks' and test.test_metadata.kwargs.get('landed') -%}
             {%- do keyed.extend(test.depends_on.nodes) -%}
+        {%- elif name == 'cdc_checks' and test.test_metadata.kwargs.get('key')
+            and test.attached_node -%}
+            {%- do keyed.append(test.attached_node) -%}
         {%- endif -%}
     {%- endfor -%}
     {%- set found = [] -%}
@@ -103,7 +107,7 @@
         {%- set both = unique.get(model.unique_id, []) | select('in', not_null.get(model.unique_id, [])) | list -%}
         {%- if not both -%}
             {%- do found.append([model.name, 'no primary-key test (unique and not_null on one column,'
-                ~ ' cdc_unique_combination or cdc_accounts_for_landed_records)']) -%}
+                ~ ' cdc_unique_combination, or cdc_checks with a key or the accounting)']) -%}
         {%- endif -%}
     {%- endfor -%}
     {{- return(found) -}}

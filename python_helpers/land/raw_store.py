@@ -397,27 +397,37 @@ def _repair_duplicates(engine: SqlEngine, table: str, batch: int, summary: Batch
     return found
 
 
-def _commit(
-    engine: SqlEngine,
+def _manifest_rows(
     table: str,
     plans: list[FilePlan],
     hashes: dict[str, Future[str]],
     summary: BatchSummary,
     batch: int,
-) -> None:
-    """Write the manifest rows of the batch (this commits it)."""
-    rows = ",\n".join(
+) -> list[str]:
+    """The manifest rows of a topic's batch (``commit`` writes them)."""
+    return [
         f"({spark_string(table)}, {spark_string(p.file.relative)}, {p.size}L, {p.mtime_ns}L,"
         f" '{hashes[p.file.relative].result()}',"
         f" {max(summary.last_lines.get(p.file.relative, 0), p.start_line)}L, {batch}L)"
         for p in plans
-    )
+    ]
+
+
+def commit(engine: SqlEngine, rows: list[str]) -> None:
+    """Write manifest rows (one Iceberg commit): this commits the batches of
+    the topics they name; a topic's raw rows of a batch whose manifest rows
+    were never written are rolled back by the next landing."""
+    if not rows:
+        return
     columns = ", ".join(name for name, _ in MANIFEST_COLUMNS)
-    engine.sql(f"insert into {RAW_SCHEMA}.{MANIFEST_TABLE} ({columns}) values\n{rows}")
+    values = ",\n".join(rows)
+    engine.sql(f"insert into {RAW_SCHEMA}.{MANIFEST_TABLE} ({columns}) values\n{values}")
 
 
 @contextmanager
-def _one_task_per_file(engine: SqlEngine) -> Iterator[None]:
+def one_task_per_file(engine: SqlEngine) -> Iterator[None]:
+    """Spark reads each landing file whole, in one task (a line's number is
+    its place in the file); the settings as they were after."""
     keys = ("spark.sql.files.maxPartitionBytes", "spark.sql.files.openCostInBytes")
     saved = {key: str(engine.sql(f"set {key}")[0]["value"]) for key in keys}
     for key in keys:
@@ -436,11 +446,14 @@ def land_topic(
     manifest: dict[str, ManifestEntry],
     hasher: ThreadPoolExecutor,
     after_clean_landing: bool = False,
+    commits: list[str] | None = None,
 ) -> LandingReport:
     """Land the new records of one topic folder as batch ``batch``. After a
     landing that ran to the end (``after_clean_landing``: every batch it
     wrote was committed, and it rolled back any older one), no batch can be
-    uncommitted: the roll-back check is skipped."""
+    uncommitted: the roll-back check is skipped. ``commits``: the batch's
+    manifest rows go there, for one commit of many topics (``commit``);
+    None: committed here. Call it inside ``one_task_per_file``."""
     started = time.monotonic()
     topic = topic_dir.name
     table = raw_table_name(topic)
@@ -453,13 +466,16 @@ def land_topic(
         return LandingReport(topic, table, 0, unchanged, 0, 0, 0, 0, seconds, rolled_back)
     hashes = {p.file.relative: hasher.submit(file_digest, p.file.path) for p in plans}
     columns = ", ".join(name for name, _ in RAW_COLUMNS)
-    with _one_task_per_file(engine):
-        select = read_batch(engine, topic, plans, batch)
-        engine.sql(f"insert into {RAW_SCHEMA}.{table} ({columns})\n{select}")
+    select = read_batch(engine, topic, plans, batch)
+    engine.sql(f"insert into {RAW_SCHEMA}.{table} ({columns})\n{select}")
     crash_point(AFTER_RAW_APPEND)
     summary = _summarise(engine, table, batch)
     duplicates = _repair_duplicates(engine, table, batch, summary)
-    _commit(engine, table, plans, hashes, summary, batch)
+    rows = _manifest_rows(table, plans, hashes, summary, batch)
+    if commits is None:
+        commit(engine, rows)
+    else:
+        commits.extend(rows)
     return LandingReport(
         topic,
         table,
@@ -594,25 +610,63 @@ def land_all(
     batch = next_batch_id(manifest)
     tables: dict[str, str] = {raw_table_name(t): t for t in known}
     reports = []
-    with ThreadPoolExecutor(max_workers=1) as hasher:
-        for number, topic_dir in enumerate(folders, start=1):
-            table = raw_table_name(topic_dir.name)
-            if tables.setdefault(table, topic_dir.name) != topic_dir.name:
-                raise ValueError(
-                    f"topics {tables[table]!r} and {topic_dir.name!r} map to the "
-                    f"same raw table {table!r}; rename one folder"
-                )
-            report = land_topic(
-                engine, topic_dir, batch, manifest.get(table, {}), hasher, topic_dir.name in clean
+    # the topics' batches are committed together (one manifest commit, not
+    # one a topic), every ``COMMIT_EVERY`` topics and when a topic fails
+    commits: list[str] = []
+    with ThreadPoolExecutor(max_workers=1) as hasher, one_task_per_file(engine):
+        try:
+            reports = _land_folders(
+                engine, folders, batch, manifest, hasher, clean, tables, commits, progress
             )
-            if progress is not None:
-                progress(
-                    f"[{number}/{len(folders)}] {report.topic}: {report.landed} new of "
-                    f"{report.read} read ({report.files_read} file(s) read, "
-                    f"{report.files_unchanged} unchanged) in {report.seconds:.1f}s"
-                    + (", an uncommitted batch rolled back" if report.rolled_back else "")
-                )
-            reports.append(report)
+        finally:
+            commit(engine, commits)
     for view in ("_cdc_landing_lines", "_cdc_landing_duplicates"):
         engine.sql(f"drop view if exists {view}")
+    return reports
+
+
+# topics landed between two manifest commits: a landing that dies re-lands at
+# most this many topics' batches
+COMMIT_EVERY = 50
+
+
+def _land_folders(
+    engine: SqlEngine,
+    folders: list[Path],
+    batch: int,
+    manifest: dict[str, dict[str, ManifestEntry]],
+    hasher: ThreadPoolExecutor,
+    clean: frozenset[str],
+    tables: dict[str, str],
+    commits: list[str],
+    progress: Callable[[str], Any] | None,
+) -> list[LandingReport]:
+    reports = []
+    for number, topic_dir in enumerate(folders, start=1):
+        table = raw_table_name(topic_dir.name)
+        if tables.setdefault(table, topic_dir.name) != topic_dir.name:
+            raise ValueError(
+                f"topics {tables[table]!r} and {topic_dir.name!r} map to the "
+                f"same raw table {table!r}; rename one folder"
+            )
+        report = land_topic(
+            engine,
+            topic_dir,
+            batch,
+            manifest.get(table, {}),
+            hasher,
+            topic_dir.name in clean,
+            commits,
+        )
+        if number % COMMIT_EVERY == 0:
+            commit(engine, commits)
+            commits.clear()
+        if progress is not None:
+            progress(
+                f"[{number}/{len(folders)}] {report.topic}: {report.landed} new of "
+                f"{report.read} read ({report.files_read} file(s) read, "
+                f"{report.files_unchanged} unchanged) in {report.seconds:.1f}s"
+                + (", an uncommitted batch rolled back" if report.rolled_back else "")
+            )
+        reports.append(report)
     return reports

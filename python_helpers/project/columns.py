@@ -71,30 +71,15 @@ def test_names(names: list[str]) -> list[str]:
     return [jinja_text(name) for name in names]
 
 
-def key_tests_by_column(keys: list[str]) -> bool:
-    """Whether a one-column key's tests sit on its column (not_null, unique);
-    otherwise the model gets cdc_unique_combination, which quotes any name."""
-    return len(keys) == 1 and is_plain_identifier(keys[0])
-
-
 def row_names(spec: TopicSpec) -> list[str]:
     """The source names of the topic's row columns."""
     return [item.name for item in row_schema(spec.value_schema).fields]
 
 
-def row_columns(spec: TopicSpec, key_tests: bool, described: bool = True) -> list[dict[str, Any]]:
-    """The entries of the topic's row columns; ``described``: with their
-    descriptions (the models analysts read), else only the columns that
-    carry a test."""
+def row_columns(spec: TopicSpec) -> list[dict[str, Any]]:
+    """The described entries of the topic's row columns (the models analysts read)."""
     columns: list[dict[str, Any]] = []
-    by_column = key_tests and key_tests_by_column(list(spec.primary_key))
     for item in row_schema(spec.value_schema).fields:
-        tested = by_column and item.name in spec.primary_key
-        if not described:
-            if tested:
-                name = jinja_text(spec.spark_name(item.name))
-                columns.append({"name": name, "data_tests": ["not_null", "unique"]})
-            continue
         decoded = decode_column(item.name, item.schema, spec.decimal_format)
         spark = spec.spark_name(item.name)
         renamed = (
@@ -103,14 +88,14 @@ def row_columns(spec: TopicSpec, key_tests: bool, described: bool = True) -> lis
             else " Named apart from another column Spark cannot tell it from (its declaration's"
             " `column_names` says so; choose another name there)."
         )
-        column: dict[str, Any] = {
-            "name": jinja_text(spark),
-            "description": f"Source column {dbt_code(item.name)}: {dbt_code(decoded.connect_type)}"
-            f" in Kafka Connect, {dbt_code(decoded.type)} here.{renamed}",
-        }
-        if tested:
-            column["data_tests"] = ["not_null", "unique"]
-        columns.append(column)
+        columns.append(
+            {
+                "name": jinja_text(spark),
+                "description": f"Source column {dbt_code(item.name)}:"
+                f" {dbt_code(decoded.connect_type)} in Kafka Connect, {dbt_code(decoded.type)}"
+                f" here.{renamed}",
+            }
+        )
     return columns
 
 
@@ -118,23 +103,63 @@ STAGING_OPS = ["c", "r", "u", "d", "t"]
 DOCUMENT_OPS = ["c", "r", "u", "d"]  # MongoDB stages no truncate
 CURRENT_OPS = ["c", "r", "u"]  # deletes and truncates remove rows
 STATE_OPS = ["c", "r", "u", "d"]  # deletes stay as delete markers
-# the current-state view keeps deleted keys (flagged) with soft deletes on
-SOFT_DELETES_WHERE = "{{ 'not is_deleted' if var('cdc_soft_deletes', false) else 'true' }}"
+OP = "_cdc_op"
 
 
-def op_column(ops: list[str], where: str | None = None) -> list[dict[str, Any]]:
-    """The entry of the `_cdc_op` column: not null, one of ``ops`` (``where``:
-    the rows tested). The other metadata columns carry no entry: their
-    meaning is written once, on the docs site's overview (models/docs/overview.md)."""
-    accepted: dict[str, Any] = {"arguments": {"values": ops}}
-    if where is not None:
-        accepted["config"] = {"where": where}
-    return [{"name": "_cdc_op", "data_tests": ["not_null", {"accepted_values": accepted}]}]
+def checks(
+    key: list[str] | None = None,
+    not_null: list[str] | None = None,
+    accepted: dict[str, list[str]] | None = None,
+    **more: Any,
+) -> dict[str, Any]:
+    """A model's one test, ``cdc_checks`` (tests/dbt/generic/cdc_checks.sql):
+    ``key`` (source or metadata column names) never null nor repeated,
+    ``not_null`` columns, ``accepted`` values per column, and ``more``
+    arguments (the accounting's relations, ``live``)."""
+    arguments: dict[str, Any] = {}
+    if key:
+        arguments["key"] = test_names(key)
+    if not_null:
+        arguments["not_null"] = test_names(not_null)
+    if accepted:
+        arguments["accepted_values"] = {jinja_text(c): v for c, v in accepted.items()}
+    return {"cdc_checks": {"arguments": arguments | more}}
 
 
-def quarantine_reason_column() -> list[dict[str, Any]]:
-    """The entry of a quarantine model's `_quarantine_reason`: never null."""
-    return [{"name": "_quarantine_reason", "data_tests": ["not_null"]}]
+def op_checks(ops: list[str]) -> dict[str, Any]:
+    """The arguments of cdc_checks for `_cdc_op`: never null, one of ``ops``."""
+    return {"not_null": [OP], "accepted": {OP: ops}}
+
+
+def checks_text(tests: list[Any]) -> str:
+    """What a model's ``cdc_checks`` test checks, in words for its
+    description (the docs site shows a model's description, not its
+    model-level tests); '' without one."""
+    found = [
+        t["cdc_checks"]["arguments"] for t in tests if isinstance(t, dict) and "cdc_checks" in t
+    ]
+    if not found:
+        return ""
+    arguments = found[0]
+    rules: list[str] = []
+    if "landed" in arguments:
+        rules.append(
+            "every landed record is exactly one row here and one staging or quarantine row"
+            " (by landing file and line), every quarantine row has a reason"
+        )
+    if "staging_ops" in arguments:
+        rules.append(f"staging's `_cdc_op` is one of {', '.join(arguments['staging_ops'])}")
+    if "key" in arguments:
+        names = ", ".join(dbt_code(name) for name in arguments["key"])
+        rules.append(f"{names} never null and never repeated")
+    accepted = arguments.get("accepted_values", {})
+    for name in arguments.get("not_null", []):
+        values = f", one of {', '.join(accepted[name])}" if name in accepted else ""
+        rules.append(f"{dbt_code(name)} never null{values}")
+    for name, values in accepted.items():
+        if name not in arguments.get("not_null", []):
+            rules.append(f"{dbt_code(name)} one of {', '.join(values)} (or null)")
+    return f"Checked by one dbt test (`cdc_checks`): {'; '.join(rules)}."
 
 
 def document_columns(spec: TopicSpec) -> list[dict[str, Any]]:

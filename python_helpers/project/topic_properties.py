@@ -29,22 +29,20 @@ from python_helpers.project.columns import (
     SCHEMA_HISTORY_KEY,
     SNAPSHOT_SCANS_COLUMNS,
     SNAPSHOT_SCANS_KEY,
-    SOFT_DELETES_WHERE,
     STAGING_OPS,
     STATE_OPS,
     TRANSACTION_COLUMNS,
     TRANSACTION_PROGRESS_COLUMNS,
     TRANSACTIONS_TABLE_COLUMNS,
+    checks,
+    checks_text,
     described,
     document_columns,
     key_list,
-    key_tests_by_column,
     model_meta,
-    op_column,
-    quarantine_reason_column,
+    op_checks,
     row_columns,
     row_names,
-    test_names,
 )
 from python_helpers.project.model_names import ModelNames
 from python_helpers.project.source_columns import source_columns
@@ -122,6 +120,10 @@ METADATA_LINK = (
 )
 
 
+# the layers whose rows the base model's accounting test checks
+CHECKED_BY_BASE = ("staging", "quarantine", "heartbeats")
+
+
 def model_entries(
     spec: TopicSpec,
     names: ModelNames,
@@ -144,6 +146,16 @@ def model_entries(
         if layer == "staging":  # the `_cdc_source_*` columns differ by connector
             entry["columns"] = _before_metadata(entry.get("columns", []), source_columns(spec))
         _declare(entry, layer, spec, declared or {})
+        for test in entry.get("data_tests", []):
+            # a topic's checks carry its topic: `config.meta.cdc_topic:<topic>`
+            # selects them directly, so a build that leaves the views they
+            # read alone (build_plan) still runs them
+            if isinstance(test, dict) and "cdc_checks" in test:
+                test["cdc_checks"]["config"] = {"meta": {"cdc_topic": spec.topic}}
+        if said := checks_text(entry.get("data_tests", [])):
+            entry["description"] += f" {said}"
+        elif layer in CHECKED_BY_BASE:
+            entry["description"] += f" Checked by the test of `{names.base}` (`cdc_checks`)."
         block = guarantee_block(spec, layer)
         # a guarantee block ends with the link to the metadata columns
         ending = f'{{{{ doc("{block}") }}}}' if block else METADATA_LINK
@@ -219,15 +231,22 @@ def guarantee_block(spec: TopicSpec, layer: str) -> str | None:
     return blocks.get(layer)
 
 
-def _accounts_test(names: ModelNames, heartbeats: bool) -> dict[str, Any]:
-    arguments = {
+def _base_checks(
+    names: ModelNames, heartbeats: bool, ops: list[str] | None = None
+) -> dict[str, Any]:
+    """The base model's test: the topic's accounting (landed records, base,
+    staging, quarantine, heartbeats), the quarantine's reasons and, with
+    ``ops``, the staging rows' `_cdc_op`."""
+    arguments: dict[str, Any] = {
         "landed": f"source('{names.source}', '{names.table}')",
         "staging": f"ref('{names.staging}')",
         "quarantine": f"ref('{names.quarantine}')",
     }
     if heartbeats:
         arguments["heartbeats"] = f"ref('{names.heartbeats}')"
-    return {"cdc_accounts_for_landed_records": {"arguments": arguments}}
+    if ops:
+        arguments["staging_ops"] = ops
+    return checks(**arguments)
 
 
 def _quarantine(spec: TopicSpec, names: ModelNames, what: str) -> dict[str, Any]:
@@ -235,14 +254,18 @@ def _quarantine(spec: TopicSpec, names: ModelNames, what: str) -> dict[str, Any]
         "name": names.quarantine,
         "description": f"Landed records of topic `{spec.topic}` that {what}, each with the reason.",
         "config": model_meta(spec, "quarantine"),
-        "columns": quarantine_reason_column(),
     }
+
+
+def _spark_keys(spec: TopicSpec) -> list[str]:
+    return [spec.spark_name(key) for key in spec.primary_key]
 
 
 def _row_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str, Any]]:
     """Models of a topic of row images (PostgreSQL, MySQL, SQL Server, CDL)."""
     heartbeats = has_heartbeats(spec)
     keys = key_list(list(spec.primary_key))
+    key = _spark_keys(spec)
     entries: dict[str, dict[str, Any]] = {
         "base": {
             "name": names.base,
@@ -251,7 +274,7 @@ def _row_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str, Any]
             " quarantine verdict. Appended batch by batch; the staging and"
             f" quarantine models are views over it. Its row columns are `{names.staging}`'s.",
             "config": model_meta(spec, "base"),
-            "data_tests": [_accounts_test(names, heartbeats)],
+            "data_tests": [_base_checks(names, heartbeats, STAGING_OPS)],
         },
         "staging": {
             "name": names.staging,
@@ -260,7 +283,7 @@ def _row_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str, Any]
             " the row image (after for c/r/u, before for d) as typed columns,"
             " with CDC and Kafka metadata.",
             "config": model_meta(spec, "staging"),
-            "columns": row_columns(spec, key_tests=False) + op_column(STAGING_OPS),
+            "columns": row_columns(spec),
         },
         "quarantine": _quarantine(spec, names, "did not become change events"),
         "heartbeats": {
@@ -278,7 +301,7 @@ def _row_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str, Any]
             " markers with `dbt run-operation cdc_purge_delete_markers`. Its row"
             f" columns are `{names.current}`'s.",
             "config": model_meta(spec, "state"),
-            "columns": row_columns(spec, key_tests=True, described=False) + op_column(STATE_OPS),
+            "data_tests": [checks(key, **op_checks(STATE_OPS))],
         },
         "current": {
             "name": names.current,
@@ -288,8 +311,8 @@ def _row_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str, Any]
             f" `{names.state}` without its delete markers; with the variable"
             " `cdc_soft_deletes: true` deleted keys stay, flagged `is_deleted`.",
             "config": model_meta(spec, "current"),
-            "columns": row_columns(spec, key_tests=True)
-            + op_column(CURRENT_OPS, where=SOFT_DELETES_WHERE),
+            "data_tests": [checks(key, **op_checks(CURRENT_OPS), live=True)],
+            "columns": row_columns(spec),
         },
         "history": _history(spec, names),
         "changes": _changes(spec, names),
@@ -303,15 +326,9 @@ def _row_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str, Any]
             " that transaction; a key it created is not shown yet. docs/guarantees.md."
             f" Its row columns are `{names.current}`'s.",
             "config": model_meta(spec, "consistent"),
-            "columns": row_columns(spec, key_tests=True, described=False),
+            "data_tests": [checks(key)],
         },
     }
-    if not key_tests_by_column(list(spec.primary_key)):
-        columns = test_names(list(spec.primary_key))
-        for layer in ("state", "current", "consistent"):
-            entries[layer]["data_tests"] = [
-                {"cdc_unique_combination": {"arguments": {"columns": columns}}}
-            ]
     return entries
 
 
@@ -320,7 +337,7 @@ def _changes(spec: TopicSpec, names: ModelNames) -> dict[str, Any]:
     sources = row_names(spec)
     values = [
         (column, source)
-        for column, source in zip(row_columns(spec, key_tests=False), sources, strict=True)
+        for column, source in zip(row_columns(spec), sources, strict=True)
         if source not in spec.primary_key
     ]
     previous = [
@@ -341,27 +358,9 @@ def _changes(spec: TopicSpec, names: ModelNames) -> dict[str, Any]:
         " state table as of the snapshot the feed last read (docs/ordering-and-merging.md)."
         f" Its row columns are `{names.current}`'s.",
         "config": model_meta(spec, "changes"),
-        "data_tests": [
-            {
-                "cdc_unique_combination": {
-                    "arguments": {
-                        "columns": [*test_names(list(spec.primary_key)), "_cdc_invocation_id"]
-                    }
-                }
-            }
-        ],
+        "data_tests": [checks([*_spark_keys(spec), "_cdc_invocation_id"])],
         "columns": previous,
     }
-
-
-def _version_columns() -> list[dict[str, Any]]:
-    """The tests of a history's version columns (described on the overview)."""
-    columns: list[dict[str, Any]] = [{"name": "valid_from_position", "data_tests": ["not_null"]}]
-    for name, ops in VERSION_OPS.items():
-        columns.append(
-            {"name": name, "data_tests": [{"accepted_values": {"arguments": {"values": ops}}}]}
-        )
-    return columns
 
 
 def _history(spec: TopicSpec, names: ModelNames) -> dict[str, Any]:
@@ -376,15 +375,11 @@ def _history(spec: TopicSpec, names: ModelNames) -> dict[str, Any]:
         " that model's.",
         "config": model_meta(spec, "history"),
         "data_tests": [
-            {
-                "cdc_unique_combination": {
-                    "arguments": {
-                        "columns": [*test_names(list(spec.primary_key)), "valid_from_position"]
-                    }
-                }
-            }
+            checks(
+                [*_spark_keys(spec), "valid_from_position"],
+                accepted=VERSION_OPS,
+            )
         ],
-        "columns": _version_columns(),
     }
 
 
@@ -395,7 +390,6 @@ def _document_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str,
     id_column: dict[str, Any] = {
         "name": mongodb.KEY_FIELD,
         "description": mongodb.STAGING_COLUMNS[mongodb.KEY_FIELD],
-        "data_tests": ["not_null", "unique"],
     }
     return {
         "base": {
@@ -405,7 +399,7 @@ def _document_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str,
             " patch, update description), CDC and Kafka metadata, and the"
             f" quarantine verdict. Appended batch by batch. Its columns are `{names.staging}`'s.",
             "config": model_meta(spec, "base"),
-            "data_tests": [_accounts_test(names, False)],
+            "data_tests": [_base_checks(names, False, DOCUMENT_OPS)],
         },
         "staging": {
             "name": names.staging,
@@ -413,7 +407,7 @@ def _document_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str,
             " (c, r, u, d): document id, the change as the connector wrote it,"
             " CDC and Kafka metadata.",
             "config": model_meta(spec, "staging"),
-            "columns": change_columns + op_column(DOCUMENT_OPS),
+            "columns": change_columns,
         },
         "quarantine": _quarantine(spec, names, "did not become change events"),
         "current": {
@@ -424,10 +418,8 @@ def _document_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str,
             " documents replace, 1.x patches and 2.x update descriptions are"
             " applied to the previous document, deletes remove it.",
             "config": model_meta(spec, "current"),
-            "columns": [id_column]
-            + document_columns(spec)
-            + described(MONGODB_CURRENT_COLUMNS)
-            + op_column(CURRENT_OPS),
+            "data_tests": [checks([mongodb.KEY_FIELD], **op_checks(CURRENT_OPS))],
+            "columns": [id_column] + document_columns(spec) + described(MONGODB_CURRENT_COLUMNS),
         },
     }
 
@@ -436,13 +428,13 @@ def _metadata_current(spec: TopicSpec, names: ModelNames) -> dict[str, Any]:
     """The analysts' table of a metadata topic."""
     if spec.kind == TRANSACTIONS:
         columns = described(TRANSACTIONS_TABLE_COLUMNS)
-        columns[0]["data_tests"] = ["not_null", "unique"]
         return {
             "name": names.current,
             "description": f"One row per transaction of topic `{spec.topic}`: join"
             " `transaction_key` to the change events' `_cdc_transaction_id` (for"
             " PostgreSQL its part before the `:`).",
             "config": model_meta(spec, "current"),
+            "data_tests": [checks([next(iter(TRANSACTIONS_TABLE_COLUMNS))])],
             "columns": columns,
         }
     if spec.kind == NOTIFICATIONS:
@@ -454,9 +446,7 @@ def _metadata_current(spec: TopicSpec, names: ModelNames) -> dict[str, Any]:
             " topics that declare `snapshot_deletes` (docs: Guarantees).",
             "config": model_meta(spec, "current"),
             "columns": described(SNAPSHOT_SCANS_COLUMNS),
-            "data_tests": [
-                {"cdc_unique_combination": {"arguments": {"columns": SNAPSHOT_SCANS_KEY}}}
-            ],
+            "data_tests": [checks(SNAPSHOT_SCANS_KEY)],
         }
     return {
         "name": names.current,
@@ -464,7 +454,7 @@ def _metadata_current(spec: TopicSpec, names: ModelNames) -> dict[str, Any]:
         " table change, in source order (`_cdc_position`).",
         "config": model_meta(spec, "current"),
         "columns": described(SCHEMA_HISTORY_COLUMNS),
-        "data_tests": [{"cdc_unique_combination": {"arguments": {"columns": SCHEMA_HISTORY_KEY}}}],
+        "data_tests": [checks(SCHEMA_HISTORY_KEY)],
     }
 
 
@@ -482,7 +472,6 @@ def _metadata_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str,
     )
     current = _metadata_current(spec, names)
     progress_columns = described(TRANSACTION_PROGRESS_COLUMNS)
-    progress_columns[0]["data_tests"] = ["not_null", "unique"]
     progress: dict[str, Any] = {
         "name": names.progress,
         "description": f"Progress of each transaction of topic `{spec.topic}` across the"
@@ -491,7 +480,10 @@ def _metadata_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str,
         " transaction-consistent views (`cdc_layer: consistent`) show the state before"
         " the first transaction that is still `open`; the test lists `stalled` ones.",
         "config": model_meta(spec, "progress"),
-        "data_tests": [{"cdc_no_stalled_transactions": {"config": {"severity": "warn"}}}],
+        "data_tests": [
+            checks([next(iter(TRANSACTION_PROGRESS_COLUMNS))]),
+            {"cdc_no_stalled_transactions": {"config": {"severity": "warn"}}},
+        ],
         "columns": progress_columns,
     }
     return {
@@ -502,7 +494,7 @@ def _metadata_entries(spec: TopicSpec, names: ModelNames) -> dict[str, dict[str,
             f" its value parsed once, with the quarantine verdict. Its columns are"
             f" `{names.staging}`'s.",
             "config": model_meta(spec, "base"),
-            "data_tests": [_accounts_test(names, False)],
+            "data_tests": [_base_checks(names, False)],
         },
         "staging": {
             "name": names.staging,

@@ -30,6 +30,9 @@ PROJECT_PARTS = ("models", "macros", "seeds", "snapshots", "tests/dbt", "analyse
 PROJECT_FILES = ("dbt_project.yml", "packages.yml", "selectors.yml")
 # views a narrowed build leaves alone (see ``plan``)
 UNCHANGED_VIEWS = "config.meta.cdc_layer:consistent"
+# the layers of a topic's views that carry no test (the base model's test
+# checks their rows): a build that only adds records leaves them be
+UNTESTED_VIEW_LAYERS = ("staging", "quarantine", "heartbeats")
 # dbt arguments that say what to build: then the run builds what they say
 SELECTION_FLAGS = ("-s", "--select", "--selector", "--exclude", "--models", "-m", "--inline")
 NARROWED_COMMANDS = ("build", "run", "test")
@@ -81,27 +84,40 @@ class Plan:
     narrowed: bool = False
     # the views of the topics that only got new records: a `dbt run` that
     # tests nothing can leave them be (a view reads its table's new rows as
-    # it is; excluding them from a build would exclude their tests too)
+    # it is; a build leaves the untested ones only, UNTESTED_VIEW_LAYERS:
+    # excluding a view excludes its tests too)
     views: tuple[str, ...] = ()
 
     def models_only(self) -> list[str]:
         """A narrowed build's models without its tests (``dbt run``), the
         views of topics that only got new records left as they are."""
-        assert self.args is not None and self.narrowed and self.args[-2] == "--exclude"
-        return ["run", *self.args[1:], *self.views]
+        assert self.args is not None and self.narrowed and "--exclude" in self.args
+        at = self.args.index("--exclude") + 1
+        kept = [a for a in self.args[at:] if "config.materialized:view" not in a]
+        return ["run", *self.args[1:at], *kept, *self.views]
 
 
-def plan(state: Path, project: Path, dbt_args: list[str], build_all: bool = False) -> Plan:
+def plan(
+    state: Path,
+    project: Path,
+    dbt_args: list[str],
+    build_all: bool = False,
+    absent: list[str] | tuple[str, ...] = (),
+) -> Plan:
     """The dbt arguments for this run: ``dbt_args`` narrowed to the changed
     topics and edited nodes, unless they select nodes themselves, or
-    ``build_all``, or there is no good build to compare with."""
-    topics = pending(state)
+    ``build_all``, or there is no good build to compare with; never the
+    ``absent`` topics (declared, with nothing in the landing: their models
+    stay as they are) nor what depends on them."""
+    topics = [topic for topic in pending(state) if topic not in set(absent)]
     if build_all or dbt_args[0] not in NARROWED_COMMANDS or _selects(dbt_args):
         return Plan(dbt_args, topics, "as asked")
+    left_out = ["--exclude", *rebuilds.selectors(list(absent))] if absent else []
     manifest = state / LAST_BUILD_DIR / "manifest.json"
     digest_path = state / PROJECT_DIGEST_FILE
     if not manifest.exists() or not digest_path.exists():
-        return Plan(dbt_args, topics, "no earlier good build: everything")
+        what = f"everything but {len(absent)} topic(s) with no landing" if absent else "everything"
+        return Plan([*dbt_args, *left_out], topics, f"no earlier good build: {what}")
     edited = digest_path.read_text(encoding="utf-8") != project_digest(project)
     if not topics and not edited:
         return Plan(None, [], "nothing new since the last good build")
@@ -114,15 +130,40 @@ def plan(state: Path, project: Path, dbt_args: list[str], build_all: bool = Fals
     # a topic's change reaches every transaction-consistent view of its
     # connector (through the progress model); a view needs re-creating only
     # when its SQL or its table's columns change, which edits the project
-    unchanged = [] if edited else ["--exclude", UNCHANGED_VIEWS]
-    args = [*dbt_args, "--select", *selection, *unchanged, *state_args]
     respecified = set(pending(state, RESPECIFIED_FILE))
-    views = tuple(
-        f"config.meta.cdc_topic:{topic},config.materialized:view"
-        for topic in topics
-        if topic not in respecified
-    )
+    quiet = [topic for topic in topics if topic not in respecified]
+    untested = _untested_views(quiet, len(quiet) == len(topics)) if dbt_args[0] == "build" else []
+    unchanged = [] if edited else ["--exclude", UNCHANGED_VIEWS, *untested]
+    if left_out and not unchanged:
+        unchanged = ["--exclude"]
+    # a test is built when every model it reads is, or when it carries a
+    # selected topic (cdc_checks): eager selection would drop the base
+    # model's test with the untested views it reads
+    cautious = ["--indirect-selection", "cautious"] if untested and not edited else []
+    args = [
+        *dbt_args,
+        *cautious,
+        "--select",
+        *selection,
+        *unchanged,
+        *left_out[1:],
+        *state_args,
+    ]
+    views = tuple(f"config.meta.cdc_topic:{topic},config.materialized:view" for topic in quiet)
     return Plan(args, topics, what, not edited, views)
+
+
+def _untested_views(topics: list[str], every: bool) -> list[str]:
+    """Selectors of the untested views (UNTESTED_VIEW_LAYERS) of ``topics``:
+    by layer alone when ``every`` selected topic is one of them."""
+    if not topics:
+        return []
+    layers = [
+        f"config.materialized:view,config.meta.cdc_layer:{layer}" for layer in UNTESTED_VIEW_LAYERS
+    ]
+    if every:
+        return layers
+    return [f"config.meta.cdc_topic:{topic},{layer}" for topic in topics for layer in layers]
 
 
 def succeeded(state: Path, project: Path, built: Plan) -> None:

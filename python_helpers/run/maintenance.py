@@ -21,8 +21,9 @@ metadata tables, and maintains those that pass the policy (``Policy``, the
   file under 384 MB counts as small: a 45-minute soak rewrote its raw and
   base tables whole every pass, 58-98 s and growing). A table with deletes
   (a state or history table: its size follows its keys, not its events) is
-  rewritten by Iceberg's default sizes, as before: a position delete file is
-  dropped only once no data file older than it is left;
+  rewritten by Iceberg's default sizes, and no delete file outlives the
+  pass (the rewritten files take the rewrite's own sequence number, and a
+  delete that matches no row commits the drop of the older delete files);
 - *snapshot expiry* (``expire_snapshots``) when a table has more than
   ``max_snapshots`` snapshots, keeping the newest ``keep_snapshots``: the
   runs time travel can reach;
@@ -49,7 +50,7 @@ from typing import Any
 import yaml
 
 from python_helpers.engine.sql_engine import SqlEngine
-from python_helpers.escaping import spark_string
+from python_helpers.escaping import spark_identifier, spark_string
 from python_helpers.land.raw_store import DUPLICATES_TABLE, MANIFEST_TABLE, RAW_SCHEMA
 from python_helpers.naming import raw_table_name
 
@@ -192,17 +193,37 @@ def compact(engine: SqlEngine, table: str, small_file_mb: float | None = None) -
     and pack small files together: those smaller than ``small_file_mb``
     (None: Iceberg's default, 75 % of the target file size, 512 MB); the
     delete files then left pointing at no live data file are dropped
-    (``remove-dangling-deletes``). ``rewrite_position_delete_files`` is not
+    (``remove-dangling-deletes``). The rewritten files take the rewrite's
+    own sequence number (``use-starting-sequence-number`` false): with
+    Iceberg's default, the sequence number the rewrite started from, the
+    delete files of the last commit before it had the same number as the new
+    data files and were never dangling — six merges then a pass left three
+    delete files beside one data file (issue 43). That default protects
+    equality deletes committed during a rewrite; this project writes
+    position deletes only, and a concurrent one fails the rewrite's
+    validation instead. ``drop_dangling_deletes`` then drops them. ``rewrite_position_delete_files`` is not
     called: in Iceberg 1.10 it fails on any table with an array column
     (apache/iceberg#14619, ``Invalid partition field parent: list<long>``),
     and every state table has one, ``_cdc_position`` (``make bench-watch``
     hit it on most compactions)."""
     options = "map('delete-file-threshold', '1', 'min-input-files', '2',"
-    options += " 'remove-dangling-deletes', 'true'"
+    options += " 'remove-dangling-deletes', 'true', 'use-starting-sequence-number', 'false'"
     if small_file_mb is not None:
         options += f", 'min-file-size-bytes', '{int(small_file_mb * 1024 * 1024)}'"
     options += ")"
     engine.sql(f"call {PROCEDURES}.rewrite_data_files(table => '{table}', options => {options})")
+
+
+def drop_dangling_deletes(engine: SqlEngine, table: str) -> None:
+    """Commit a row-level delete that matches no row: Iceberg drops, at such
+    a commit, every delete file older than the table's oldest data file —
+    the rewrite's own commit leaves them, and an unpartitioned table's
+    ``remove-dangling-deletes`` does nothing but leave it to the next
+    commit (Iceberg's RemoveDanglingDeletesSparkAction). A predicate no row
+    meets that Spark does not fold to false (``where false`` commits nothing)."""
+    column = str(engine.sql(f"describe {table}")[0]["col_name"])
+    name = spark_identifier(column)
+    engine.sql(f"delete from {table} where {name} is null and {name} is not null")
 
 
 def expire(engine: SqlEngine, table: str, keep: int) -> None:
@@ -254,6 +275,8 @@ def maintain(
         ):
             append_only = table.delete_files == 0
             compact(engine, table.table, rules.compact_small_file_mb if append_only else None)
+            if not append_only:
+                drop_dangling_deletes(engine, table.table)
             done.compacted.append(table.table)
             times[compacted_key] = now
         if force or table.snapshots > rules.max_snapshots:

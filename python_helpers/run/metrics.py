@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -182,12 +182,20 @@ def dbt_seconds_by_topic(
 def _literal(value: datetime) -> str:
     """A timestamp literal that means the same instant in any session time
     zone (a naive ``value`` is UTC)."""
+    return f"timestamp_micros({_micros(value)})"
+
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _micros(value: datetime) -> int:
+    """Microseconds since the epoch, exactly (a naive ``value`` is UTC)."""
     aware = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
-    return f"timestamp_micros({round(aware.timestamp() * 1_000_000)})"
+    return (aware - EPOCH) // timedelta(microseconds=1)
 
 
 def _from_micros(value: Any) -> datetime | None:
-    return None if value is None else datetime.fromtimestamp(int(value) / 1_000_000, UTC)
+    return None if value is None else EPOCH + timedelta(microseconds=int(value))
 
 
 def add_staged(
@@ -324,6 +332,29 @@ def write(engine: SqlEngine, rows: Iterable[TopicMetrics]) -> int:
     return len(listed)
 
 
+def as_row(metrics: TopicMetrics) -> dict[str, Any]:
+    """``metrics`` as ``read_runs`` returns a row: timestamps as ISO text
+    (UTC), the reasons as the table's JSON text."""
+    row: dict[str, Any] = {}
+    for name, kind in COLUMNS:
+        value = getattr(metrics, name)
+        if kind == "timestamp":
+            value = _iso(value)
+        elif isinstance(value, dict):
+            value = json.dumps(value, sort_keys=True)
+        row[name] = value
+    return row
+
+
+def _iso(stamp: datetime | None) -> str | None:
+    """ISO text in UTC, to the microsecond (a naive ``stamp`` is UTC)."""
+    if stamp is None:
+        return None
+    exact = _from_micros(_micros(stamp))
+    assert exact is not None
+    return exact.isoformat().replace("+00:00", "Z")
+
+
 def read_runs(engine: SqlEngine, runs: int) -> list[dict[str, Any]]:
     """The rows of the last ``runs`` runs, oldest first; timestamps as ISO
     text (UTC), the same from every engine."""
@@ -342,8 +373,7 @@ def read_runs(engine: SqlEngine, runs: int) -> list[dict[str, Any]]:
     rows = engine.sql(query)
     for row in rows:
         for name in stamps:
-            stamp = _from_micros(row[name])
-            row[name] = None if stamp is None else stamp.isoformat().replace("+00:00", "Z")
+            row[name] = _iso(_from_micros(row[name]))
     return rows
 
 

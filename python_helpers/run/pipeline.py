@@ -85,7 +85,8 @@ def land(args: argparse.Namespace) -> tuple[int, list[Any]]:
         clean,
     )
     new = {r.topic for r in reports if r.landed or r.rolled_back}
-    build_plan.add(state, set(known) if changed is None else new | (changed & set(known)))
+    present = set(known) - set(absent_topics(landing, known))
+    build_plan.add(state, present if changed is None else new | (changed & set(known)))
     raw_store.remember_landing(fingerprint, state)
     header = ("topic", "files", "unchanged", "read", "landed", "already", "unreadable", "s")
     print(f"{header[0]:<40}" + "".join(f"{h:>11}" for h in header[1:]))
@@ -95,6 +96,18 @@ def land(args: argparse.Namespace) -> tuple[int, list[Any]]:
     total = sum(r.landed for r in reports)
     print(f"{total} record(s) landed into {raw_store.RAW_SCHEMA}.<topic> (Iceberg)")
     return 0, reports
+
+
+def absent_topics(landing: Path, known: list[str]) -> list[str]:
+    """The declared topics (``known``) with no record in ``landing``: no
+    folder, or only empty files. A run does not build them (their models
+    stay as they are)."""
+    present = {
+        folder.name
+        for folder in topic_dirs(landing)
+        if any(f.is_file() and f.stat().st_size > 0 for f in folder.iterdir())
+    }
+    return [topic for topic in known if topic not in present]
 
 
 def sync_step(args: argparse.Namespace) -> int:
@@ -194,7 +207,13 @@ def run_once(
         else:
             rebuilds.done(state_dir())
         steps.append(("rebuild", time.monotonic() - started))
-    planned = build_plan.plan(state_dir(), Path("."), dbt_args, args.all)
+    absent = absent_topics(landing_dir(args.landing), spec_files.known_topics(Path(".")))
+    if absent and not args.all:
+        shown = ", ".join(absent[:3]) + (f" and {len(absent) - 3} more" if len(absent) > 3 else "")
+        print(
+            f"not building {len(absent)} declared topic(s) with no record in the landing: {shown}"
+        )
+    planned = build_plan.plan(state_dir(), Path("."), dbt_args, args.all, absent)
     if planned.args is None:
         print(f"{planned.reason}: no dbt (`run --all` builds everything)")
     elif not stopping():

@@ -14,7 +14,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from python_helpers.run import metrics
+from python_helpers.engine.watch_endpoint import state_dir
+from python_helpers.run import metrics, metrics_log
 from python_helpers.run.metrics import TopicMetrics
 
 
@@ -60,6 +61,7 @@ class RunRecord:
                         self.rows[topic].dbt_seconds = seconds
             metrics.finish(self.rows, datetime.now(UTC), run_seconds)
             metrics.write(engine, self.rows.values())
+            metrics_log.append(state_dir(), [metrics.as_row(m) for m in self.rows.values()])
         except Exception as error:  # noqa: BLE001 - the run's data is committed already
             print(f"warning: the run's metrics were not written: {error}", file=sys.stderr)
             return

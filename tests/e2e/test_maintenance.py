@@ -87,3 +87,25 @@ def test_a_table_with_deletes_has_its_large_file_rewritten_with_them_applied(
     _maintain(spark, large_size // 2, tmp_path)
     assert large not in _files(spark) and len(_files(spark)) == 1
     assert _rows(spark) == before and len(before) == 20_005
+    # issue 43: no delete file is left that no data file needs, the last
+    # commit's included
+    assert _delete_paths(spark) == set()
+
+
+def test_a_merged_table_keeps_no_delete_file_after_compaction(table: Any, tmp_path: Path) -> None:
+    """Six merges of updates (a state table's runs: a position-delete file
+    each), then a pass: one data file, no delete file, the same rows."""
+    spark = table
+    _insert(spark, 0, 1_000)
+    for run in range(6):
+        spark.sql(
+            f"merge into {TABLE} as t using (select id, 'run {run}' as value"
+            f" from range({run * 10}, {run * 10 + 20})) as s on t.id = s.id"
+            " when matched then update set t.value = s.value"
+            " when not matched then insert *"
+        )
+    assert len(_delete_paths(spark)) == 6
+    before = _rows(spark)
+    _maintain(spark, 32 * 1024 * 1024, tmp_path)
+    assert len(_files(spark)) == 1 and _delete_paths(spark) == set()
+    assert _rows(spark) == before

@@ -28,7 +28,9 @@ def test_a_narrowed_build_selects_the_topics_and_skips_the_consistent_views(
 ) -> None:
     """A topic's change reaches every transaction-consistent view of its
     connector through the progress model; with nothing edited those views
-    need no re-creating, so the build excludes them."""
+    need no re-creating, so the build excludes them, and the topic's views
+    that carry no test (staging, quarantine, heartbeats: the base model's
+    test checks their rows)."""
     project, state = _project(tmp_path), tmp_path / "state"
     _good_build(state, project)
     build_plan.add(state, ["bank.public.orders"])
@@ -36,10 +38,42 @@ def test_a_narrowed_build_selects_the_topics_and_skips_the_consistent_views(
     assert planned.narrowed and planned.topics == ["bank.public.orders"]
     assert planned.args == [
         "build",
+        "--indirect-selection",
+        "cautious",
         "--select",
         "config.meta.cdc_topic:bank.public.orders+",
         "--exclude",
         build_plan.UNCHANGED_VIEWS,
+        "config.materialized:view,config.meta.cdc_layer:staging",
+        "config.materialized:view,config.meta.cdc_layer:quarantine",
+        "config.materialized:view,config.meta.cdc_layer:heartbeats",
+    ]
+
+
+def test_topics_with_nothing_in_the_landing_are_not_built(tmp_path: Path) -> None:
+    """A declared topic with no record in the landing is left out of every
+    build (first or narrowed) with what depends on it; its change stays
+    noted until it has records."""
+    project, state = _project(tmp_path), tmp_path / "state"
+    absent = ["sample.public.a", "sample.public.b"]
+    build_plan.add(state, ["mine.public.orders", "sample.public.a"])
+    first = build_plan.plan(state, project, ["build"], absent=absent)
+    assert first.args == [
+        "build",
+        "--exclude",
+        "config.meta.cdc_topic:sample.public.a+",
+        "config.meta.cdc_topic:sample.public.b+",
+    ]
+    assert first.reason == "no earlier good build: everything but 2 topic(s) with no landing"
+    assert first.topics == ["mine.public.orders"]
+    build_plan.succeeded(state, project, first)
+    assert build_plan.pending(state) == ["sample.public.a"]
+    _good_build(state, project)
+    (project / "models" / "m.sql").write_text("select 2 as edited\n", encoding="utf-8")
+    edited = build_plan.plan(state, project, ["build"], absent=absent)
+    assert edited.args is not None and edited.args[edited.args.index("--exclude") + 1 :][:2] == [
+        "config.meta.cdc_topic:sample.public.a+",
+        "config.meta.cdc_topic:sample.public.b+",
     ]
 
 
@@ -68,6 +102,8 @@ def test_a_watch_leaves_the_views_of_topics_that_only_got_records(tmp_path: Path
     planned = build_plan.plan(state, project, ["build"])
     assert planned.models_only() == [
         "run",
+        "--indirect-selection",
+        "cautious",
         "--select",
         "config.meta.cdc_topic:bank.public.orders+",
         "config.meta.cdc_topic:bank.public.payments+",
@@ -75,8 +111,15 @@ def test_a_watch_leaves_the_views_of_topics_that_only_got_records(tmp_path: Path
         build_plan.UNCHANGED_VIEWS,
         "config.meta.cdc_topic:bank.public.orders,config.materialized:view",
     ]
-    # a build (tests included) keeps every view: excluding one excludes its tests
-    assert planned.args is not None and "config.materialized:view" not in " ".join(planned.args)
+    # a build (tests included) keeps the views that carry tests (excluding
+    # one excludes its tests): it leaves the untested ones of the topic that
+    # only got records, and re-creates every view of the respecified one
+    assert planned.args is not None
+    assert [a for a in planned.args if "config.materialized:view" in a] == [
+        "config.meta.cdc_topic:bank.public.orders,config.materialized:view,"
+        f"config.meta.cdc_layer:{layer}"
+        for layer in build_plan.UNTESTED_VIEW_LAYERS
+    ]
     build_plan.succeeded(state, project, planned)
     assert build_plan.pending(state) == []
     assert build_plan.pending(state, build_plan.RESPECIFIED_FILE) == []

@@ -145,10 +145,23 @@ def test_history_true_scaffolds_a_history_model_once(tmp_path: Path) -> None:
     models = yaml.safe_load(generated.read_text())["models"]
     (model,) = [m for m in models if m["name"] == "postgres__shop_sales_orders__history"]
     assert model["config"]["meta"] == {"cdc_topic": "shop.sales.orders", "cdc_layer": "history"}
-    # its row and metadata columns are described once (current state, overview)
-    columns = {c["name"]: c for c in model["columns"]}
-    assert set(columns) == {"valid_from_position", "opened_by_op", "closed_by_op"}
-    assert all(c["data_tests"] for c in columns.values())
+    # its row and metadata columns are described once (current state,
+    # overview); its checks are one test
+    assert "columns" not in model
+    assert model["data_tests"] == [
+        {
+            "cdc_checks": {
+                "arguments": {
+                    "key": ["order_id", "valid_from_position"],
+                    "accepted_values": {
+                        "opened_by_op": ["c", "r", "u"],
+                        "closed_by_op": ["c", "r", "u", "d", "t"],
+                    },
+                },
+                "config": {"meta": {"cdc_topic": "shop.sales.orders"}},
+            }
+        }
+    ]
     assert second.warnings == [
         "mongo2.shop.customers: history: true ignored: MongoDB topics have no history"
         " model (documents are replayed, not merged)"
@@ -526,9 +539,8 @@ def test_plumbing_models_are_generated_and_kept_current(tmp_path: Path) -> None:
         for m in yaml.safe_load(properties.read_text())["models"]
         if m["config"]["meta"]["cdc_layer"] == "state"
     ]
-    assert state_entry["data_tests"] == [
-        {"cdc_unique_combination": {"arguments": {"columns": ["order_id", "status"]}}}
-    ]
+    (checks,) = state_entry["data_tests"]
+    assert checks["cdc_checks"]["arguments"]["key"] == ["order_id", "status"]
     assert any("primary key ['order_id'] -> ['order_id', 'status']" in w for w in rekeyed.warnings)
     declaration.write_text(declaration.read_text() + "max_value_bytes: lots\n")
     assert_left_out(sync(tmp_path, landing), "max_value_bytes is 'lots'")
