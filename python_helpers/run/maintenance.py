@@ -202,7 +202,8 @@ def compact(engine: SqlEngine, table: str, small_file_mb: float | None = None) -
     equality deletes committed during a rewrite; this project writes
     position deletes only, and a concurrent one fails the rewrite's
     validation instead. ``drop_dangling_deletes`` then drops them.
-    ``rewrite_position_delete_files`` is not called: in Iceberg 1.10 it fails on any table with an array column
+    ``rewrite_position_delete_files`` is not called: in Iceberg 1.10 it
+    fails on any table with an array column
     (apache/iceberg#14619, ``Invalid partition field parent: list<long>``),
     and every state table has one, ``_cdc_position`` (``make bench-watch``
     hit it on most compactions)."""
