@@ -135,6 +135,9 @@ class LandingReport:
     unreadable: int
     seconds: float
     rolled_back: int = 0  # uncommitted batches of a landing that died, deleted
+    # the newest record landed, as the sources' loaded_at_field has it (its
+    # Kafka timestamp, else its batch's time), ms since the epoch
+    newest_ms: int | None = None
 
 
 def _ddl(columns: tuple[tuple[str, str], ...]) -> str:
@@ -206,11 +209,25 @@ def plan_files(
             continue
         grown = entry is not None and stat.st_size > entry.size
         if grown and entry is not None and file_digest(item.path, entry.size) == entry.sha256:
-            start = max(entry.lines - 1, 0)  # the last line may have been partial
+            # the lines after those landed; the last one again when it had no
+            # newline yet (a writer was mid-line: it lands whole now, and its
+            # partial copy, if readable, is a duplicate the repair drops).
+            # Re-reading a whole last line made every append a duplicate
+            # repair (a merge on the raw table: seconds a cycle, issue 43)
+            start = entry.lines if _ends_a_line(item.path, entry.size) else max(entry.lines - 1, 0)
         plans.append(FilePlan(item, start, plain_offset, stat.st_size, stat.st_mtime_ns))
         if not item.is_kcat:
             plain_offset += count_lines(item.path)
     return plans, unchanged
+
+
+def _ends_a_line(path: Path, size: int) -> bool:
+    """Whether the first ``size`` bytes of ``path`` end with a newline."""
+    if size <= 0:
+        return False
+    with path.open("rb") as handle:
+        handle.seek(size - 1)
+        return handle.read(1) == b"\n"
 
 
 def _file_literal_map(plans: list[FilePlan]) -> str:
@@ -294,13 +311,15 @@ class BatchSummary:
     unreadable: int
     last_lines: dict[str, int]
     ranges: list[tuple[int, int, int]]  # (partition, first offset, last offset)
+    newest_ms: int | None = None  # see LandingReport
 
 
 def _summarise(engine: SqlEngine, table: str, batch: int) -> BatchSummary:
     rows = engine.sql(
         f"select landing_file, kafka_partition, count(*) as records,"
         " count(landing_error) as unreadable, max(landing_line) as last_line,"
-        " min(kafka_offset) as first_offset, max(kafka_offset) as last_offset"
+        " min(kafka_offset) as first_offset, max(kafka_offset) as last_offset,"
+        " max(coalesce(kafka_timestamp_ms, landing_batch div 1000)) as newest_ms"
         f" from {RAW_SCHEMA}.{table} where landing_batch = {batch}"
         " group by landing_file, kafka_partition"
     )
@@ -318,6 +337,9 @@ def _summarise(engine: SqlEngine, table: str, batch: int) -> BatchSummary:
         unreadable=sum(row["unreadable"] for row in rows),
         last_lines=last_lines,
         ranges=[(p, low, high) for p, (low, high) in sorted(spans.items())],
+        newest_ms=max(
+            (int(r["newest_ms"]) for r in rows if r["newest_ms"] is not None), default=None
+        ),
     )
 
 
@@ -487,6 +509,7 @@ def land_topic(
         summary.unreadable,
         time.monotonic() - started,
         rolled_back,
+        summary.newest_ms,
     )
 
 

@@ -259,12 +259,17 @@ def maintain(
     force: bool = False,
     progress: Callable[[str], Any] | None = None,
 ) -> Done:
-    """Maintain ``tables`` by ``rules`` (``force``: every step on every table)."""
+    """Maintain ``tables`` by ``rules`` (``force``: every step on every
+    table). Without ``force`` only the tables that may have passed a
+    threshold since their health was last read are looked at (``due``):
+    most runs read none."""
     started = time.monotonic()
     done = Done([], {}, {})
     times = _read_orphan_times(state)
     now = time.time()
-    for table in health(engine, existing(engine, tables)):
+    looked_at = tables if force else due(state, tables, times, rules, now)
+    seen = health(engine, existing(engine, looked_at)) if looked_at else []
+    for table in seen:
         compacted_key = f"{COMPACTED_KEY} {table.table}"
         rested = now - times.get(compacted_key, 0.0) >= rules.compact_every_minutes * 60
         if force or (
@@ -291,6 +296,7 @@ def maintain(
             )
             times[table.table] = now
     _write_orphan_times(state, times)
+    _note_health(state, seen, done, rules)
     if progress is not None:
         for after in health(engine, existing(engine, tables)):
             progress(
@@ -301,6 +307,66 @@ def maintain(
     done.expired = {t: n for t, n in done.expired.items() if n}
     done.seconds = time.monotonic() - started
     return done
+
+
+# per table, the runs left before its health is worth reading again
+DUE_FILE = "maintenance-due.json"
+# commits a run makes to one table at most (a merge and a truncate's
+# pre-hook delete; a landing's insert and its duplicate repair)
+COMMITS_PER_RUN = 2
+# data files one commit adds, as the project writes (one task per merge or
+# small batch; a larger batch writes more: its compaction comes a few runs
+# later, never skipped)
+FILES_PER_COMMIT = 2
+
+
+def due(
+    state: Path, tables: list[str], times: dict[str, float], rules: Policy, now: float
+) -> list[str]:
+    """Those of ``tables`` (each touched by this run) whose health may have
+    passed a threshold: the runs left noted when it was last read ran out,
+    or its orphan removal is due. Counts this run for the others."""
+    left = _read_json(state / DUE_FILE)
+    found = []
+    for table in tables:
+        runs = int(left.get(table, 0)) - 1
+        orphans = table in times and now - times[table] >= rules.orphan_every_hours * 3600
+        if runs <= 0 or orphans:
+            found.append(table)
+        else:
+            left[table] = runs
+    _write_json(state / DUE_FILE, left)
+    return found
+
+
+def _note_health(state: Path, seen: list[TableHealth], done: Done, rules: Policy) -> None:
+    """Note, per table read, the runs before it can pass a threshold: each
+    run adds at most COMMITS_PER_RUN snapshots and delete files and
+    FILES_PER_COMMIT data files a commit. A table left over a threshold
+    (compacted less than ``compact_every_minutes`` ago) is read next run."""
+    left = _read_json(state / DUE_FILE)
+    for table in seen:
+        if table.table in done.compacted or table.table in done.expired:
+            left[table.table] = 1  # read again next run: what the pass left
+            continue
+        per_run = COMMITS_PER_RUN * FILES_PER_COMMIT
+        runs = min(
+            (rules.compact_delete_files - table.delete_files) // COMMITS_PER_RUN,
+            (rules.compact_data_files - table.data_files) // per_run,
+            (rules.max_snapshots - table.snapshots) // COMMITS_PER_RUN,
+        )
+        left[table.table] = max(1, runs)
+    _write_json(state / DUE_FILE, left)
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    return loaded
+
+
+def _write_json(path: Path, value: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(value, sort_keys=True), encoding="utf-8")
 
 
 MARKERS_KEY = "<delete markers>"

@@ -33,7 +33,6 @@ from typing import Any
 from python_helpers.engine.sql_engine import SqlEngine
 from python_helpers.escaping import spark_string
 from python_helpers.land.raw_store import RAW_SCHEMA, LandingReport, create_table
-from python_helpers.run.maintenance import existing
 from python_helpers.schema.metadata_topics import SCHEMA_CHANGES
 
 METRICS_TABLE = f"{RAW_SCHEMA}._run_metrics"
@@ -141,16 +140,15 @@ def _has_commit_time(base: dict[str, Any]) -> bool:
 
 
 def built_relations(
-    engine: SqlEngine, relations: dict[str, TopicRelations]
+    relations: dict[str, TopicRelations], built: set[str]
 ) -> dict[str, TopicRelations]:
-    """``relations`` without the tables that do not exist (a topic whose
-    first build failed): one topic's failure leaves the others' counts."""
-    present = set(
-        existing(engine, {r for rel in relations.values() for r in (rel.base, rel.state) if r})
-    )
+    """``relations`` without the tables dbt did not build in this run
+    (``built``: the relation names of the models that succeeded): what this
+    run staged is in those only, and a topic whose first build failed has
+    no table to count from (one topic's failure leaves the others' counts)."""
 
     def kept(name: str | None) -> str | None:
-        return name if name in present else None
+        return name if name in built else None
 
     return {
         topic: TopicRelations(kept(rel.base), kept(rel.state), rel.commit_time)
@@ -198,82 +196,78 @@ def _from_micros(value: Any) -> datetime | None:
     return None if value is None else EPOCH + timedelta(microseconds=int(value))
 
 
-def add_staged(
+def add_counts(
     engine: SqlEngine,
     rows: dict[str, TopicMetrics],
     relations: dict[str, TopicRelations],
     since: datetime,
 ) -> None:
-    """Staged, quarantined (by reason) and the newest source commit time of
-    the rows dbt staged since ``since``, per topic: one statement for every
-    topic."""
+    """What dbt wrote since ``since``, per topic, in one statement for every
+    topic: staged, quarantined (by reason) and the newest source commit
+    time (base rows); keys written and deleted (state rows); keys replaced
+    (the position deletes of the state table's commits)."""
+    stamp = _literal(since)
     parts = []
     for topic in sorted(rows):
         relation = relations.get(topic)
-        if relation is None or relation.base is None:
+        if relation is None:
             continue
-        commit = "unix_micros(max(_cdc_source_committed_at))" if relation.commit_time else "null"
-        parts.append(
-            f"select {spark_string(topic)} as topic, _quarantine_reason as reason,"
-            f" count(*) as records, {commit} as newest"
-            f" from {relation.base} where _staged_at >= {_literal(since)}"
-            " group by _quarantine_reason"
-        )
+        name = spark_string(topic)
+        if relation.base is not None:
+            newest = (
+                "unix_micros(max(_cdc_source_committed_at))"
+                if relation.commit_time
+                else "cast(null as bigint)"
+            )
+            parts.append(
+                f"select 'base' as kind, {name} as topic, _quarantine_reason as reason,"
+                f" count(*) as n, {newest} as newest, 0L as deleted"
+                f" from {relation.base} where _staged_at >= {stamp} group by _quarantine_reason"
+            )
+        if relation.state is not None:
+            parts.append(
+                f"select 'state', {name}, null, count(*), null, count_if(_cdc_op = 'd')"
+                f" from {relation.state} where _staged_at >= {stamp}"
+            )
+            parts.append(
+                f"select 'replaced', {name}, null, coalesce(sum(cast("
+                "coalesce(summary['added-position-deletes'], '0') as bigint)), 0),"
+                f" null, 0L from {relation.state}.snapshots where committed_at >= {stamp}"
+            )
     if not parts:
         return
+    replaced: dict[str, int] = {}
     for row in engine.sql("\nunion all\n".join(parts)):
-        metrics = rows[row["topic"]]
-        records = int(row["records"])
-        if row["reason"] is None:
-            metrics.records_staged = (metrics.records_staged or 0) + records
-            newest = _from_micros(row["newest"])
-            if newest is not None and (
-                metrics.newest_source_commit_at is None or newest > metrics.newest_source_commit_at
-            ):
-                metrics.newest_source_commit_at = newest
+        metrics, records = rows[row["topic"]], int(row["n"] or 0)
+        if row["kind"] == "base":
+            _add_staged(metrics, row["reason"], records, _from_micros(row["newest"]))
+        elif row["kind"] == "state":
+            metrics.keys_inserted, metrics.keys_deleted = records, int(row["deleted"] or 0)
         else:
-            metrics.records_quarantined = (metrics.records_quarantined or 0) + records
-            reasons = metrics.quarantined_by_reason
-            reasons[row["reason"]] = reasons.get(row["reason"], 0) + records
+            replaced[row["topic"]] = records
     for topic, metrics in rows.items():
         relation = relations.get(topic)
         if relation is not None and relation.base is not None:
             metrics.records_staged = metrics.records_staged or 0
             metrics.records_quarantined = metrics.records_quarantined or 0
+        if metrics.keys_inserted is not None:  # written: inserted + replaced
+            updated = min(replaced.get(topic, 0), metrics.keys_inserted)
+            metrics.keys_inserted, metrics.keys_updated = metrics.keys_inserted - updated, updated
 
 
-def add_keys(
-    engine: SqlEngine,
-    rows: dict[str, TopicMetrics],
-    relations: dict[str, TopicRelations],
-    since: datetime,
+def _add_staged(
+    metrics: TopicMetrics, reason: str | None, records: int, newest: datetime | None
 ) -> None:
-    """Keys written, deleted and replaced in each topic's state table by dbt
-    since ``since`` (two statements for every topic)."""
-    topics = [t for t in sorted(rows) if t in relations and relations[t].state is not None]
-    if not topics:
+    if reason is None:
+        metrics.records_staged = (metrics.records_staged or 0) + records
+        if newest is not None and (
+            metrics.newest_source_commit_at is None or newest > metrics.newest_source_commit_at
+        ):
+            metrics.newest_source_commit_at = newest
         return
-    written = "\nunion all\n".join(
-        f"select {spark_string(t)} as topic, count(*) as written,"
-        " count_if(_cdc_op = 'd') as deleted"
-        f" from {relations[t].state} where _staged_at >= {_literal(since)}"
-        for t in topics
-    )
-    replaced = "\nunion all\n".join(
-        f"select {spark_string(t)} as topic,"
-        " sum(cast(coalesce(summary['added-position-deletes'], '0') as bigint)) as replaced"
-        f" from {relations[t].state}.snapshots"
-        f" where committed_at >= {_literal(since)}"
-        for t in topics
-    )
-    replaced_by = {row["topic"]: int(row["replaced"] or 0) for row in engine.sql(replaced)}
-    for row in engine.sql(written):
-        metrics = rows[row["topic"]]
-        total, deleted = int(row["written"]), int(row["deleted"])
-        updated = min(replaced_by.get(row["topic"], 0), total)
-        metrics.keys_inserted = total - updated
-        metrics.keys_updated = updated
-        metrics.keys_deleted = deleted
+    metrics.records_quarantined = (metrics.records_quarantined or 0) + records
+    reasons = metrics.quarantined_by_reason
+    reasons[reason] = reasons.get(reason, 0) + records
 
 
 def from_landing(

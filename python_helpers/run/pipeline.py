@@ -84,6 +84,9 @@ def land(args: argparse.Namespace) -> tuple[int, list[Any]]:
         changed,
         clean,
     )
+    from python_helpers.engine.freshness import remember
+
+    remember(state, [(r.topic, r.newest_ms) for r in reports])
     new = {r.topic for r in reports if r.landed or r.rolled_back}
     present = set(known) - set(absent_topics(landing, known))
     build_plan.add(state, present if changed is None else new | (changed & set(known)))
@@ -320,7 +323,7 @@ def _build(
         return False
     build_plan.succeeded(state_dir(), Path("."), planned)
     if args.freshness:
-        _source_freshness(dbt, dbt_args, planned.topics if planned.narrowed else None)
+        _source_freshness(planned.topics if planned.narrowed else None)
         steps.append(("freshness", time.monotonic() - started))
     return True
 
@@ -357,22 +360,17 @@ def _done(started: float, steps: list[tuple[str, float]]) -> int:
     return 0
 
 
-def _source_freshness(dbt: DbtSession, dbt_args: list[str], topics: list[str] | None) -> None:
-    """`dbt source freshness` (same target as ``dbt_args``), as a table: of
-    the sources of ``topics`` (None: of every source)."""
-    from python_helpers.engine.freshness import freshness_rows, render
+def _source_freshness(topics: list[str] | None) -> None:
+    """The freshness of the raw landings of ``topics`` (None: of every
+    topic), from what the landing noted (``engine.freshness``): no query
+    (`dbt source freshness` reads the tables themselves, same thresholds)."""
+    from python_helpers.engine.freshness import landed_rows, render, thresholds
 
-    target = []
-    if "--target" in dbt_args[:-1]:
-        target = ["--target", dbt_args[dbt_args.index("--target") + 1]]
-    selection = ["--select", *rebuilds.selectors(topics)] if topics else []
     if topics == []:
         return
-    result = dbt.invoke(["--quiet", "source", "freshness", *target, *selection])
-    if result.exception is not None:
-        print(f"source freshness failed: {result.exception}", file=sys.stderr)
-        return
-    print(render(freshness_rows(result.result)))
+    known = spec_files.known_topics(Path("."))
+    chosen = known if topics is None else [t for t in topics if t in set(known)]
+    print(render(landed_rows(state_dir(), chosen, thresholds(Path(".")))))
 
 
 def purge_markers(dbt: DbtSession, days: int) -> int:

@@ -27,6 +27,7 @@ class RunRecord:
         self.run_id = next(iter(rows.values())).run_id if rows else None
         self.since: datetime | None = None
         self.timings: dict[str, float] = {}
+        self.built: set[str] = set()  # relation names of the models built
 
     def dbt_starts(self, topics: list[str]) -> None:
         """dbt is about to build ``topics``: each gets a row."""
@@ -41,6 +42,8 @@ class RunRecord:
         """Keep the seconds of every node dbt ran."""
         for node in getattr(result.result, "results", None) or []:
             self.timings[node.node.unique_id] = float(node.execution_time or 0.0)
+            if str(node.status) == "success" and getattr(node.node, "relation_name", None):
+                self.built.add(str(node.node.relation_name))
 
     def keep(self, run_seconds: float) -> None:
         """Count what the run wrote and append the rows to the metrics table
@@ -53,9 +56,8 @@ class RunRecord:
             engine = open_engine(Path("."))
             if self.since is not None:
                 nodes = metrics.manifest_nodes(Path("target") / "manifest.json")
-                relations = metrics.built_relations(engine, metrics.topic_relations(nodes))
-                metrics.add_staged(engine, self.rows, relations, self.since)
-                metrics.add_keys(engine, self.rows, relations, self.since)
+                relations = metrics.built_relations(metrics.topic_relations(nodes), self.built)
+                metrics.add_counts(engine, self.rows, relations, self.since)
                 for topic, seconds in metrics.dbt_seconds_by_topic(nodes, self.timings).items():
                     if topic in self.rows:
                         self.rows[topic].dbt_seconds = seconds

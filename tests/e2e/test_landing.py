@@ -146,9 +146,20 @@ def test_a_grown_file_is_read_from_its_last_line(fresh: Any, tmp_path: Path) -> 
     with path.open("a", encoding="utf-8") as handle:
         handle.write(_kcat(2, "{}") + "\n" + _kcat(3, "{}") + "\n")
     report = land_all(SessionEngine(fresh), tmp_path)[0]
-    # only the last landed line (re-read in case it was partial) and the new ones
-    assert (report.read, report.landed, report.already_landed) == (3, 2, 1)
+    # only the new lines: the last landed one ended with its newline (issue
+    # 43: re-reading it made every append a duplicate repair, a merge)
+    assert (report.read, report.landed, report.already_landed) == (2, 2, 0)
     assert [r["kafka_offset"] for r in _rows(fresh, "t")] == [0, 1, 2, 3]
+    # a writer mid-line: the line without its newline yet is read again
+    # once it ends (its first reading, a complete record, is a duplicate)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(_kcat(4, "{}"))
+    assert land_all(SessionEngine(fresh), tmp_path)[0].landed == 1
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write("\n" + _kcat(5, "{}") + "\n")
+    report = land_all(SessionEngine(fresh), tmp_path)[0]
+    assert (report.read, report.landed, report.already_landed) == (2, 1, 1)
+    assert [r["kafka_offset"] for r in _rows(fresh, "t")] == [0, 1, 2, 3, 4, 5]
 
 
 def test_an_uncommitted_batch_is_rolled_back_and_landed_again(fresh: Any, tmp_path: Path) -> None:
