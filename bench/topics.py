@@ -60,12 +60,15 @@ def main() -> None:
     helpers = [python, "-m", "python_helpers"]
     dbt = str(Path(python).parent / "dbt")
     subprocess.run([*helpers, "jars"], cwd=project, env=env, check=True, capture_output=True)
-    run = [*helpers, "run", "--", "build"]
+    # as `make run` does, less the rows display: the freshness table included
+    run = [*helpers, "run", "--freshness", "--", "build"]
     steps: dict[str, Step] = {}
+    ran: dict[str, tuple[int, int]] = {}  # step: (models, tests) dbt ran
     if args.parse_only:
         steps["sync"] = run_step("sync", [*helpers, "sync"], project, env)
     else:
         steps["first build"] = run_step("first build (run)", run, project, env)
+        ran["first build"] = dbt_nodes(project)
     parse = [dbt, "parse", "--no-partial-parse"]
     steps["cold parse"] = run_step("cold dbt parse", parse, project, env)
     perf = json.loads((project / "target" / "perf_info.json").read_text(encoding="utf-8"))
@@ -80,10 +83,24 @@ def main() -> None:
             one_more(work / "data", number, events)
         label = f"one event on {len(changed)} topics (run)"
         steps["one event on a tenth"] = run_step(label, run, project, env)
+        ran["one event on a tenth"] = dbt_nodes(project)
         steps["nothing new"] = run_step("nothing new (run)", run, project, env)
         ceiling = [python, "-m", "bench.spark_jobs", "topics-ceiling", str(landing), str(topics)]
         steps["ceiling"] = run_step("ceiling", [*ceiling, str(work / "ceiling")], REPO, env)
-    report(topics, events, size, steps, perf, counts)
+    report(topics, events, size, steps, perf, counts, ran)
+
+
+def dbt_nodes(project: Path) -> tuple[int, int]:
+    """The models and tests the last dbt invocation ran (run_results.json)."""
+    path = project / "target" / "run_results.json"
+    results = json.loads(path.read_text(encoding="utf-8"))["results"]
+    models = sum(1 for r in results if r["unique_id"].startswith("model."))
+    tests = sum(1 for r in results if r["unique_id"].startswith("test."))
+    return models, tests
+
+
+# the steps of a run other than land and dbt: the issue-43 target is on their sum
+AROUND = ("sync", "freshness", "metrics", "tests", "maintenance")
 
 
 def report(
@@ -93,6 +110,7 @@ def report(
     steps: dict[str, Step],
     perf: dict[str, float],
     counts: dict[str, int],
+    nodes: dict[str, tuple[int, int]],
 ) -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     ceiling = steps["ceiling"].seconds if "ceiling" in steps else None
@@ -106,6 +124,12 @@ def report(
         f" dbt's own parse timing: {perf['load_all_elapsed']:.1f} s"
         f" (of which models parsed in {perf['parse_project_elapsed']:.1f} s)",
         f"- measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, whole processes",
+        *(
+            f"- dbt nodes of the {name}: {m} models and {t} tests"
+            f" ({(m + t) / (topics if name == 'first build' else max(1, topics // 10)):.1f}"
+            " per topic built)"
+            for name, (m, t) in nodes.items()
+        ),
         "",
         "| step | seconds | peak memory | × ceiling |",
         "|---|---:|---:|---:|",
@@ -116,6 +140,9 @@ def report(
         lines.append(f"| {name} | {step.seconds:.1f} | {peak} | {ratio} |")
         for part in step.parts:
             lines.append(f"| {part.name} | {part.seconds:.1f} | | |")
+        around = [p.seconds for p in step.parts if p.name.split()[-1] in AROUND]
+        if step.parts:
+            lines.append(f"|   of which not land nor dbt | {sum(around):.1f} | | |")
     text = "\n".join(lines) + "\n"
     print(text)
     stem = f"topics-{topics}x{events}" + ("" if ceiling else "-parse")
