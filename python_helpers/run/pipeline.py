@@ -330,7 +330,8 @@ def _build(
 
 def _say_failed_nodes(result: Any) -> None:
     """After a build that failed: which topics' nodes failed, and the first
-    line of why (dbt built every node that did not depend on them)."""
+    line of why (dbt built every node that did not depend on them); for a
+    failed ``cdc_checks``, each broken rule (its rows name it)."""
     for item in getattr(result.result, "results", None) or []:
         if str(item.status) not in ("error", "fail"):
             continue
@@ -341,6 +342,29 @@ def _say_failed_nodes(result: Any) -> None:
             f"error: topic {topic!r}: {item.node.name} {item.status}: {why[0] if why else ''}",
             file=sys.stderr,
         )
+        if str(item.status) == "fail":
+            for line in _broken_rules(item.node):
+                print(f"error: topic {topic!r}: {line}", file=sys.stderr)
+
+
+def _broken_rules(node: Any) -> list[str]:
+    """The rows of a failed ``cdc_checks`` test, one line per broken rule:
+    the rule, the column, how many rows, an example (its compiled query run
+    again; nothing for another test, or when that fails)."""
+    metadata = getattr(node, "test_metadata", None)
+    code = getattr(node, "compiled_code", None)
+    if metadata is None or metadata.name != "cdc_checks" or not code:
+        return []
+    from python_helpers.engine.sql_engine import open_engine
+
+    try:
+        rows = open_engine(Path(".")).sql(code)
+    except Exception as error:  # noqa: BLE001 - the failure itself is reported above
+        return [f"(its rules could not be listed: {str(error).splitlines()[0]})"]
+    return [
+        f"{row['rule']} ({row['column_name']}): {row['failing_rows']} row(s), e.g. {row['example']}"
+        for row in rows[:20]
+    ]
 
 
 def _export(args: argparse.Namespace) -> int:

@@ -147,7 +147,12 @@ def watched(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     result["unchecked_left"] = (state / "unchecked.json").exists()
     result["run_after"] = run_in(project, state, *helpers, "run")
     result["unchecked_after_run"] = (state / "unchecked.json").exists()
-    test_node = "not_null_stg_mysql__dbserver1_inventory_customers__cdc_op"
+    # the base model's test (the accounting): its window is the staging runs'
+    test_node = (
+        "cdc_checks_base_mysql__dbserver1_inventory_customers_source_mysql_landing_dbserver1"
+        "_inventory_customers___ref_stg_mysql__dbserver1_inventory_customers__quarantine___ref"
+        "_stg_mysql__dbserver1_inventory_customers___c__r__u__d__t"
+    )
     compile_test = [*helpers, "dbt", "compile", "--select", test_node]
     result["window_latest"] = run_in(project, state, *compile_test)
     since_first = json.dumps({"cdc_test_since_micros": 0})
@@ -225,7 +230,12 @@ def test_the_watch_makes_changes_visible_first_and_tests_them_after(
 ) -> None:
     log = watched["log"]
     views_left = f"config.meta.cdc_topic:{TOPIC},config.materialized:view"
-    assert re.search(rf"^dbt run --select config.meta.cdc_topic:{re.escape(TOPIC)}\+ ", log, re.M)
+    topic = re.escape(TOPIC)
+    assert re.search(
+        rf"^dbt run (--indirect-selection cautious )?--select config.meta.cdc_topic:{topic}\+ ",
+        log,
+        re.M,
+    )
     assert views_left in log
     assert re.search(r"^tests of 1 topic\(s\) passed$", log, re.M)
     # the stop came mid-landing, after the earlier cycles' tests had run

@@ -7,8 +7,8 @@
     Rules, each from its argument:
     - `key` (columns): never null, and no two rows share it;
     - `not_null` (columns): never null;
-    - `accepted_values` ({column: [values]}): one of the values, never null;
-      `live`: the model is a current-state view, whose rows flagged
+    - `accepted_values` ({column: [values]}): one of the values (a null is
+      not judged: `not_null` says whether it may be one); `live`: the model is a current-state view, whose rows flagged
       `is_deleted` (var `cdc_soft_deletes`) are exempt;
     - accounting (`landed`, `staging`, `quarantine`, `heartbeats`, on a
       base model): every landed record is exactly one base row and every
@@ -38,8 +38,9 @@
 {%- for column, values in (accepted_values or {}).items() %}
     {%- set quoted = [] %}
     {%- for value in values %}{% do quoted.append(cdc_string(value | string)) %}{% endfor %}
+    {#- a null is not judged here (not_null says whether it may be) -#}
     {%- do rules.append(('accepted_values', column,
-        'coalesce(' ~ cdc_ident(column) ~ ' not in (' ~ quoted | join(', ') ~ '), true)',
+        cdc_ident(column) ~ ' not in (' ~ quoted | join(', ') ~ ')',
         live_filter)) %}
 {%- endfor %}
 
