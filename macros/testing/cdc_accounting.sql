@@ -12,8 +12,8 @@
     and the raw table's `landing_batch`.
 -#}
 {% macro _cdc_accounting_ctes(base, since, landed, staging, quarantine, heartbeats, staging_ops) -%}
-{%- set window = 'true' if since is none else '_landed_at >= timestamp_micros(' ~ since ~ ')' -%}
-{%- set landed_window = 'true' if since is none else 'landing_batch >= ' ~ since -%}
+{%- set window = _cdc_window_predicate(since) or 'true' -%}
+{%- set landed_window = _cdc_window_predicate(since, landed=true) or 'true' -%}
 {%- set ops = [] -%}
 {%- for value in staging_ops or [] %}{% do ops.append(cdc_string(value | string)) %}{% endfor -%}
 landed_records as (

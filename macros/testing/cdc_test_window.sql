@@ -17,7 +17,12 @@
 {% endmacro %}
 
 {% macro default__cdc_test_window(relation, landed=false) -%}
-    {%- set first = cdc_test_window_start(relation) -%}
+    {{- return(_cdc_window_predicate(cdc_test_window_start(relation), landed)) -}}
+{%- endmacro %}
+
+{#- The predicate of a window starting at `first` (micros; none: '', every
+    row): over `_landed_at`, or with `landed` the raw table's `landing_batch`. -#}
+{% macro _cdc_window_predicate(first, landed=false) -%}
     {%- if first is none -%}
         {{- return('') -}}
     {%- elif landed -%}

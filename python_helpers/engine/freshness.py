@@ -34,8 +34,7 @@ class Freshness:
 def remember(state: Path, newest: Iterable[tuple[str, int | None]]) -> None:
     """Note each topic's newest record landed (ms since the epoch), keeping
     the newer of it and what was noted before."""
-    path = state / FRESHNESS_FILE
-    known: dict[str, int] = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    known = _noted(state)
     changed = False
     for topic, ms in newest:
         if ms is not None and ms > known.get(topic, -1):
@@ -43,7 +42,14 @@ def remember(state: Path, newest: Iterable[tuple[str, int | None]]) -> None:
             changed = True
     if changed:
         state.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(known, sort_keys=True), encoding="utf-8")
+        (state / FRESHNESS_FILE).write_text(json.dumps(known, sort_keys=True), encoding="utf-8")
+
+
+def _noted(state: Path) -> dict[str, int]:
+    """What the landings noted: per topic, its newest record (ms)."""
+    path = state / FRESHNESS_FILE
+    noted: dict[str, int] = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    return noted
 
 
 def thresholds(project: Path) -> dict[str, float]:
@@ -66,8 +72,7 @@ def landed_rows(
     """The freshness of ``topics`` from what the landing noted: ``pass``,
     ``warn`` or ``error`` by ``limits`` (``thresholds``); ``unknown`` for a
     topic landed before the landing noted it (`dbt source freshness` says)."""
-    path = state / FRESHNESS_FILE
-    known: dict[str, int] = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    known = _noted(state)
     moment = now or datetime.now(UTC)
     rows = []
     for topic in sorted(set(topics)):

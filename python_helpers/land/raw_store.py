@@ -540,14 +540,8 @@ def changed_topics(fingerprint: dict[str, Any], state: Path) -> set[str] | None:
     that landing did not create; None when there is no such landing to
     compare with (then every topic is landed). An empty set: nothing to
     land, and Spark need not start. Any doubt answers None."""
-    path = state / LAST_LANDING_FILE
-    if not path.exists():
-        return None
-    try:
-        remembered = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError:
-        return None
-    if remembered.get("landing") != fingerprint["landing"]:
+    remembered = _remembered(state)
+    if remembered is None or remembered.get("landing") != fingerprint["landing"]:
         return None
     old, new = _files_by_topic(remembered.get("files", {})), _files_by_topic(fingerprint["files"])
     changed = {topic for topic in old.keys() | new.keys() if old.get(topic) != new.get(topic)}
@@ -559,12 +553,35 @@ def changed_topics(fingerprint: dict[str, Any], state: Path) -> set[str] | None:
 def clean_topics(state: Path) -> frozenset[str]:
     """The topics that had files in this state folder's last landing, which
     ran to the end (every batch before it committed or rolled back)."""
+    remembered = _remembered(state) or {}
+    return frozenset(_files_by_topic(remembered.get("files", {})))
+
+
+def topics_with_records(fingerprint: dict[str, Any]) -> set[str]:
+    """The topics of a landing (``landing_fingerprint``) with a dump file
+    that is not empty."""
+    return {
+        topic
+        for topic, files in _files_by_topic(fingerprint["files"]).items()
+        if any(size > 0 for size, _ in files.values())
+    }
+
+
+def landed_topics(state: Path) -> set[str] | None:
+    """``topics_with_records`` of this state folder's last landing (None:
+    no landing ran to the end here)."""
+    remembered = _remembered(state)
+    return None if remembered is None else topics_with_records(remembered)
+
+
+def _remembered(state: Path) -> dict[str, Any] | None:
+    """The fingerprint the last landing that ran to the end noted, if any."""
     path = state / LAST_LANDING_FILE
     try:
-        remembered = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    except ValueError:
-        return frozenset()
-    return frozenset(_files_by_topic(remembered.get("files", {})))
+        loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return loaded
 
 
 def _files_by_topic(files: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -109,15 +109,17 @@ def plan(
     ``build_all``, or there is no good build to compare with; never the
     ``absent`` topics (declared, with nothing in the landing: their models
     stay as they are) nor what depends on them."""
-    topics = [topic for topic in pending(state) if topic not in set(absent)]
+    left_out = set(absent)
+    topics = [topic for topic in pending(state) if topic not in left_out]
     if build_all or dbt_args[0] not in NARROWED_COMMANDS or _selects(dbt_args):
         return Plan(dbt_args, topics, "as asked")
-    left_out = ["--exclude", *rebuilds.selectors(list(absent))] if absent else []
+    absent_selectors = rebuilds.selectors(sorted(left_out))
     manifest = state / LAST_BUILD_DIR / "manifest.json"
     digest_path = state / PROJECT_DIGEST_FILE
     if not manifest.exists() or not digest_path.exists():
         what = f"everything but {len(absent)} topic(s) with no landing" if absent else "everything"
-        return Plan([*dbt_args, *left_out], topics, f"no earlier good build: {what}")
+        args = [*dbt_args, *_excluding(absent_selectors)]
+        return Plan(args, topics, f"no earlier good build: {what}")
     edited = digest_path.read_text(encoding="utf-8") != project_digest(project)
     if not topics and not edited:
         return Plan(None, [], "nothing new since the last good build")
@@ -133,24 +135,20 @@ def plan(
     respecified = set(pending(state, RESPECIFIED_FILE))
     quiet = [topic for topic in topics if topic not in respecified]
     untested = _untested_views(quiet, len(quiet) == len(topics)) if dbt_args[0] == "build" else []
-    unchanged = [] if edited else ["--exclude", UNCHANGED_VIEWS, *untested]
-    if left_out and not unchanged:
-        unchanged = ["--exclude"]
+    unchanged = [] if edited else [UNCHANGED_VIEWS, *untested]
     # a test is built when every model it reads is, or when it carries a
     # selected topic (cdc_checks): eager selection would drop the base
     # model's test with the untested views it reads
     cautious = ["--indirect-selection", "cautious"] if untested and not edited else []
-    args = [
-        *dbt_args,
-        *cautious,
-        "--select",
-        *selection,
-        *unchanged,
-        *left_out[1:],
-        *state_args,
-    ]
+    excluded = _excluding([*unchanged, *absent_selectors])
+    args = [*dbt_args, *cautious, "--select", *selection, *excluded, *state_args]
     views = tuple(f"config.meta.cdc_topic:{topic},config.materialized:view" for topic in quiet)
     return Plan(args, topics, what, not edited, views)
+
+
+def _excluding(selectors: list[str]) -> list[str]:
+    """dbt's ``--exclude`` of ``selectors`` (nothing when there are none)."""
+    return ["--exclude", *selectors] if selectors else []
 
 
 def _untested_views(topics: list[str], every: bool) -> list[str]:

@@ -387,11 +387,8 @@ def markers_due(state: Path, rules: Policy) -> bool:
 
 
 def _read_orphan_times(state: Path) -> dict[str, float]:
-    path = state / ORPHANS_FILE
-    loaded: dict[str, float] = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    return loaded
+    return _read_json(state / ORPHANS_FILE)
 
 
 def _write_orphan_times(state: Path, times: dict[str, float]) -> None:
-    state.mkdir(parents=True, exist_ok=True)
-    (state / ORPHANS_FILE).write_text(json.dumps(times, sort_keys=True), encoding="utf-8")
+    _write_json(state / ORPHANS_FILE, dict(times))

@@ -88,7 +88,7 @@ def land(args: argparse.Namespace) -> tuple[int, list[Any]]:
 
     remember(state, [(r.topic, r.newest_ms) for r in reports])
     new = {r.topic for r in reports if r.landed or r.rolled_back}
-    present = set(known) - set(absent_topics(landing, known))
+    present = raw_store.topics_with_records(fingerprint) & set(known)
     build_plan.add(state, present if changed is None else new | (changed & set(known)))
     raw_store.remember_landing(fingerprint, state)
     header = ("topic", "files", "unchanged", "read", "landed", "already", "unreadable", "s")
@@ -101,16 +101,15 @@ def land(args: argparse.Namespace) -> tuple[int, list[Any]]:
     return 0, reports
 
 
-def absent_topics(landing: Path, known: list[str]) -> list[str]:
-    """The declared topics (``known``) with no record in ``landing``: no
-    folder, or only empty files. A run does not build them (their models
-    stay as they are)."""
-    present = {
-        folder.name
-        for folder in topic_dirs(landing)
-        if any(f.is_file() and f.stat().st_size > 0 for f in folder.iterdir())
-    }
-    return [topic for topic in known if topic not in present]
+def absent_topics(known: list[str]) -> list[str]:
+    """The declared topics (``known``) with no record in the landing the run
+    just landed (no folder, or only empty dump files: its fingerprint,
+    noted by ``land``; none when no landing ran to the end). A run does not
+    build them (their models stay as they are)."""
+    from python_helpers.land import raw_store
+
+    present = raw_store.landed_topics(state_dir())
+    return [] if present is None else [topic for topic in known if topic not in present]
 
 
 def sync_step(args: argparse.Namespace) -> int:
@@ -210,7 +209,7 @@ def run_once(
         else:
             rebuilds.done(state_dir())
         steps.append(("rebuild", time.monotonic() - started))
-    absent = absent_topics(landing_dir(args.landing), spec_files.known_topics(Path(".")))
+    absent = absent_topics(spec_files.known_topics(Path(".")))
     if absent and not args.all:
         shown = ", ".join(absent[:3]) + (f" and {len(absent) - 3} more" if len(absent) > 3 else "")
         print(

@@ -29,7 +29,7 @@
 {{ config(cdc_own_window=true) }}
 
 {%- set since = cdc_test_window_start(model, merged=true) %}
-{%- set window = 'true' if since is none else '_landed_at >= timestamp_micros(' ~ since ~ ')' %}
+{%- set window = _cdc_window_predicate(since) or 'true' %}
 {%- set rules = [] %}
 {%- set live_filter = 'not is_deleted' if live and var('cdc_soft_deletes', false) else 'true' %}
 {%- for column in not_null or [] %}
