@@ -8,16 +8,18 @@ is one batch (``landing_batch``, strictly increasing) and works like this:
    landed (the manifest table ``cdc_landing._landing_manifest`` remembers)
    are not read at all; a file that grew with its landed bytes unchanged
    is read from its last landed line on; anything else is read whole;
-2. Spark reads the files (one task per file, so every record keeps its line
-   number), parses the kcat wrapper where there is one, and appends the
-   records to the raw table in one commit, in file order;
+2. Spark reads each topic's files (one task per file, so every record
+   keeps its line number), parses the kcat wrapper where there is one, and
+   appends the records to the topic's raw table in one commit;
 3. records whose identity — (partition, offset), or (file, line) for a line
    without coordinates (every plain-form line) — was already landed, or
    occurs twice in the batch, are found on the narrow coordinate columns
    (older files outside the batch's offset range are pruned by Iceberg's
    file statistics), written to the ledger ``cdc_landing._landing_duplicates``
    (what was dropped, and why) and deleted from the batch: every line read
-   is a raw row or a ledger row;
+   is a raw row or a ledger row. What can be asked of many tables at once
+   (this check, the batch's summary, the roll-back check of 4) is one
+   statement for up to ``COMMIT_EVERY`` topics (``batch_sql``);
 4. the manifest rows of the batch are written: this commits the batch. A
    batch found in a raw table without manifest rows (a landing that died
    between 2 and 4) is deleted at the start of the next landing, and its
@@ -36,11 +38,12 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from python_helpers.digest import file_digest
-from python_helpers.engine.sql_engine import SqlEngine, first_value
-from python_helpers.escaping import spark_identifier, spark_string
+from python_helpers.engine.sql_engine import SqlEngine
+from python_helpers.escaping import spark_string
+from python_helpers.land import batch_sql
 from python_helpers.land.crash_points import AFTER_RAW_APPEND, crash_point
 from python_helpers.land.landing import (
     LandingFile,
@@ -51,7 +54,8 @@ from python_helpers.land.landing import (
 )
 from python_helpers.naming import raw_table_name
 
-RAW_SCHEMA = "cdc_landing"
+_T = TypeVar("_T")
+RAW_SCHEMA = batch_sql.RAW_SCHEMA
 MANIFEST_TABLE = "_landing_manifest"
 DUPLICATES_TABLE = "_landing_duplicates"
 RAW_COLUMNS = (
@@ -90,12 +94,6 @@ TABLE_PROPERTIES = {
     "write.delete.mode": "merge-on-read",
     "write.parquet.compression-codec": "zstd",
 }
-KCAT_WRAPPER = (
-    "struct<topic: string, partition: int, offset: bigint, ts: bigint, key: string,"
-    " payload: string, _unreadable: string>"
-)
-# monotonically_increasing_id() is (partition index << 33) + row in partition
-_ROW_IN_PARTITION = (1 << 33) - 1
 _UNSPLIT = str(1 << 40)  # bytes: larger than any dump, so one task per file
 
 
@@ -179,19 +177,6 @@ def read_manifest(engine: SqlEngine) -> dict[str, dict[str, ManifestEntry]]:
     return manifest
 
 
-def _roll_back_uncommitted(engine: SqlEngine, table: str, committed: int) -> int:
-    """Delete the batches of ``table`` newer than its last committed one."""
-    newest = first_value(engine, f"select max(landing_batch) from {RAW_SCHEMA}.{table}")
-    if newest is None or newest <= committed:
-        return 0
-    engine.sql(f"delete from {RAW_SCHEMA}.{table} where landing_batch > {committed}")
-    engine.sql(
-        f"delete from {RAW_SCHEMA}.{DUPLICATES_TABLE}"
-        f" where raw_table = {spark_string(table)} and landing_batch > {committed}"
-    )
-    return 1
-
-
 def plan_files(
     files: list[LandingFile], manifest: dict[str, ManifestEntry]
 ) -> tuple[list[FilePlan], int]:
@@ -230,200 +215,11 @@ def _ends_a_line(path: Path, size: int) -> bool:
         return handle.read(1) == b"\n"
 
 
-def _file_literal_map(plans: list[FilePlan]) -> str:
-    entries = ", ".join(
-        f"{spark_string(p.file.path.name)}, named_struct('is_kcat', {str(p.file.is_kcat).lower()},"
-        f" 'first_offset', {p.first_offset}L, 'start_line', {p.start_line}L)"
-        for p in plans
-    )
-    return f"map({entries})"
-
-
-def read_batch(engine: SqlEngine, topic: str, plans: list[FilePlan], batch: int) -> str:
-    """The select of the records of the planned files as rows of the raw
-    table (over the temporary view of their lines it creates)."""
-    scans = "\n        union all\n        ".join(
-        # a byte-order mark (at the start of a file, or of any line of
-        # files joined together) is no part of a record
-        "select if(startswith(value, '\\uFEFF'), substr(value, 2), value) as line,"
-        " _metadata.file_name as file_name,"
-        f" monotonically_increasing_id() & {_ROW_IN_PARTITION} as line_no"
-        f" from text.{spark_identifier(str(p.file.path.resolve()))}"
-        for p in plans
-    )
-    engine.sql(f"create or replace temporary view _cdc_landing_lines as\n        {scans}")
-    topic_literal = spark_string(topic)
-    return f"""
-        with planned as (
-            select lines.*, element_at({_file_literal_map(plans)}, lines.file_name) as plan
-            from _cdc_landing_lines as lines
-        ),
-        wanted as (
-            select * from planned
-            where line_no >= plan.start_line and (not plan.is_kcat or trim(line) != '')
-        ),
-        parsed as (
-            select
-                wanted.*,
-                case when plan.is_kcat then from_json(line, '{KCAT_WRAPPER}',
-                    map('columnNameOfCorruptRecord', '_unreadable')) end as kcat,
-                -- the JSON reader decodes malformed UTF-8 to U+FFFD: such a
-                -- line is kept whole, its bytes as read
-                plan.is_kcat and cast(line as binary) != encode(line, 'utf-8') as not_utf8
-            from wanted
-        )
-        select
-            case when plan.is_kcat then coalesce(kcat.topic, {topic_literal})
-                else {topic_literal} end as kafka_topic,
-            -- a plain-form line has no Kafka coordinates: no partition (it is
-            -- never taken for a duplicate of a record that has them); its
-            -- offset is its position across the folder's plain files
-            case when plan.is_kcat then kcat.partition end as kafka_partition,
-            case when plan.is_kcat then kcat.offset
-                else plan.first_offset + line_no end as kafka_offset,
-            kcat.ts as kafka_timestamp_ms,
-            if(not_utf8, null, kcat.key) as kafka_key,
-            case
-                when not plan.is_kcat then if(trim(line) = '', null, line)
-                when kcat._unreadable is not null or not_utf8 then line
-                else kcat.payload
-            end as kafka_value,
-            concat({topic_literal}, '/', file_name) as landing_file,
-            line_no as landing_line,
-            case
-                when not plan.is_kcat then null
-                when not_utf8 then 'kcat line with bytes that are not UTF-8: kept whole'
-                when kcat._unreadable is not null
-                    then 'unreadable kcat line: not a JSON object with the kcat fields'
-                when kcat.partition is null or kcat.offset is null
-                    then 'kcat line without a numeric partition/offset'
-            end as landing_error,
-            {batch}L as landing_batch
-        from parsed
-        """
-
-
-@dataclass(frozen=True)
-class BatchSummary:
-    """Narrow facts about a batch just written, from one scan of it."""
-
-    records: int
-    unreadable: int
-    last_lines: dict[str, int]
-    ranges: list[tuple[int, int, int]]  # (partition, first offset, last offset)
-    newest_ms: int | None = None  # see LandingReport
-
-
-def _summarise(engine: SqlEngine, table: str, batch: int) -> BatchSummary:
-    rows = engine.sql(
-        f"select landing_file, kafka_partition, count(*) as records,"
-        " count(landing_error) as unreadable, max(landing_line) as last_line,"
-        " min(kafka_offset) as first_offset, max(kafka_offset) as last_offset,"
-        " max(coalesce(kafka_timestamp_ms, landing_batch div 1000)) as newest_ms"
-        f" from {RAW_SCHEMA}.{table} where landing_batch = {batch}"
-        " group by landing_file, kafka_partition"
-    )
-    last_lines: dict[str, int] = {}
-    spans: dict[int, tuple[int, int]] = {}
-    for row in rows:
-        file = row["landing_file"]
-        last_lines[file] = max(last_lines.get(file, 0), row["last_line"] + 1)
-        partition, first, last = row["kafka_partition"], row["first_offset"], row["last_offset"]
-        if partition is not None and first is not None:
-            low, high = spans.get(partition, (first, last))
-            spans[partition] = (min(low, first), max(high, last))
-    return BatchSummary(
-        records=sum(row["records"] for row in rows),
-        unreadable=sum(row["unreadable"] for row in rows),
-        last_lines=last_lines,
-        ranges=[(p, low, high) for p, (low, high) in sorted(spans.items())],
-        newest_ms=max(
-            (int(r["newest_ms"]) for r in rows if r["newest_ms"] is not None), default=None
-        ),
-    )
-
-
-def _repair_duplicates(engine: SqlEngine, table: str, batch: int, summary: BatchSummary) -> int:
-    """Delete the records of ``batch`` that were landed before or occur
-    twice in it; returns how many."""
-    name = f"{RAW_SCHEMA}.{table}"
-    in_range = " or ".join(
-        f"(kafka_partition = {p} and kafka_offset between {lo} and {hi})"
-        for p, lo, hi in summary.ranges
-    )
-    engine.sql(
-        f"""
-        create or replace temporary view _cdc_landing_duplicates as
-        with batch_rows as (
-            select kafka_partition, kafka_offset, landing_file, landing_line,
-                kafka_partition is null or kafka_offset is null as by_line
-            from {name} where landing_batch = {batch}
-        ),
-        older as (
-            select kafka_partition, kafka_offset, cast(null as string) as landing_file,
-                cast(null as bigint) as landing_line
-            from {name}
-            where landing_batch < {batch} and ({in_range or "false"})
-            union all
-            select null, null, landing_file, landing_line
-            from {name}
-            where landing_batch < {batch} and (kafka_partition is null or kafka_offset is null)
-                and landing_file in (select landing_file from batch_rows where by_line)
-        ),
-        numbered as (
-            select *, row_number() over (
-                partition by kafka_partition, kafka_offset order by landing_file, landing_line
-            ) as occurrence
-            from batch_rows where not by_line
-        )
-        select landing_file, landing_line, kafka_partition, kafka_offset,
-            'repeated in the batch' as reason
-        from numbered where occurrence > 1
-        union all
-        select b.landing_file, b.landing_line, b.kafka_partition, b.kafka_offset,
-            'landed before' as reason
-        from batch_rows as b
-        left semi join older as o on
-            (not b.by_line and b.kafka_partition = o.kafka_partition
-                and b.kafka_offset = o.kafka_offset)
-            or (b.by_line and b.landing_file = o.landing_file
-                and b.landing_line = o.landing_line)
-        """
-    )
-    found = int(
-        first_value(
-            engine,
-            "select count(*) from (select distinct landing_file, landing_line"
-            " from _cdc_landing_duplicates)",
-        )
-    )
-    if found:
-        engine.sql(
-            f"""
-            insert into {RAW_SCHEMA}.{DUPLICATES_TABLE}
-            select {spark_string(table)}, landing_file, landing_line, kafka_partition, kafka_offset,
-                {batch}L, min(reason)
-            from _cdc_landing_duplicates
-            group by landing_file, landing_line, kafka_partition, kafka_offset
-            """
-        )
-        engine.sql(
-            f"""
-            merge into {name} as raw
-            using (select distinct landing_file, landing_line from _cdc_landing_duplicates) as dup
-            on raw.landing_batch = {batch} and raw.landing_file = dup.landing_file
-                and raw.landing_line = dup.landing_line
-            when matched then delete
-            """
-        )
-    return found
-
-
 def _manifest_rows(
     table: str,
     plans: list[FilePlan],
     hashes: dict[str, Future[str]],
-    summary: BatchSummary,
+    summary: batch_sql.BatchSummary,
     batch: int,
 ) -> list[str]:
     """The manifest rows of a topic's batch (``commit`` writes them)."""
@@ -459,58 +255,6 @@ def one_task_per_file(engine: SqlEngine) -> Iterator[None]:
     finally:
         for key, value in saved.items():
             engine.sql(f"set {key}={value}")
-
-
-def land_topic(
-    engine: SqlEngine,
-    topic_dir: Path,
-    batch: int,
-    manifest: dict[str, ManifestEntry],
-    hasher: ThreadPoolExecutor,
-    after_clean_landing: bool = False,
-    commits: list[str] | None = None,
-) -> LandingReport:
-    """Land the new records of one topic folder as batch ``batch``. After a
-    landing that ran to the end (``after_clean_landing``: every batch it
-    wrote was committed, and it rolled back any older one), no batch can be
-    uncommitted: the roll-back check is skipped. ``commits``: the batch's
-    manifest rows go there, for one commit of many topics (``commit``);
-    None: committed here. Call it inside ``one_task_per_file``."""
-    started = time.monotonic()
-    topic = topic_dir.name
-    table = raw_table_name(topic)
-    create_table(engine, f"{RAW_SCHEMA}.{table}", RAW_COLUMNS)
-    committed = max((e.batch for e in manifest.values()), default=-1)
-    rolled_back = 0 if after_clean_landing else _roll_back_uncommitted(engine, table, committed)
-    plans, unchanged = plan_files(topic_files(topic_dir), manifest)
-    if not plans:
-        seconds = time.monotonic() - started
-        return LandingReport(topic, table, 0, unchanged, 0, 0, 0, 0, seconds, rolled_back)
-    hashes = {p.file.relative: hasher.submit(file_digest, p.file.path) for p in plans}
-    columns = ", ".join(name for name, _ in RAW_COLUMNS)
-    select = read_batch(engine, topic, plans, batch)
-    engine.sql(f"insert into {RAW_SCHEMA}.{table} ({columns})\n{select}")
-    crash_point(AFTER_RAW_APPEND)
-    summary = _summarise(engine, table, batch)
-    duplicates = _repair_duplicates(engine, table, batch, summary)
-    rows = _manifest_rows(table, plans, hashes, summary, batch)
-    if commits is None:
-        commit(engine, rows)
-    else:
-        commits.extend(rows)
-    return LandingReport(
-        topic,
-        table,
-        len(plans),
-        unchanged,
-        summary.records,
-        summary.records - duplicates,
-        duplicates,
-        summary.unreadable,
-        time.monotonic() - started,
-        rolled_back,
-        summary.newest_ms,
-    )
 
 
 LAST_LANDING_FILE = "last-landing.json"
@@ -618,6 +362,11 @@ def prepare(engine: SqlEngine) -> None:
     create_table(engine, f"{RAW_SCHEMA}.{DUPLICATES_TABLE}", DUPLICATE_COLUMNS)
 
 
+def raw_tables(engine: SqlEngine) -> set[str]:
+    """The tables of the landing database (one statement)."""
+    return {str(row["tableName"]) for row in engine.sql(f"show tables in {RAW_SCHEMA}")}
+
+
 def land_all(
     engine: SqlEngine,
     landing: Path,
@@ -642,71 +391,228 @@ def land_all(
         for d in topic_dirs(landing)
         if (not modelled_only or d.name in known) and (only is None or d.name in only)
     ]
-    # land_topic creates the tables of the folders it lands
+    existing = raw_tables(engine)
     without_folder = (known if only is None else known & only) - {d.name for d in folders}
     for topic in sorted(without_folder):
-        create_table(engine, f"{RAW_SCHEMA}.{raw_table_name(topic)}", RAW_COLUMNS)
+        if raw_table_name(topic) not in existing:
+            create_table(engine, f"{RAW_SCHEMA}.{raw_table_name(topic)}", RAW_COLUMNS)
     manifest = read_manifest(engine)
     batch = next_batch_id(manifest)
-    tables: dict[str, str] = {raw_table_name(t): t for t in known}
-    reports = []
-    # the topics' batches are committed together (one manifest commit, not
-    # one a topic), every ``COMMIT_EVERY`` topics and when a topic fails
-    commits: list[str] = []
+    topics = _planned(folders, manifest, {raw_table_name(t): t for t in known})
+    reports: list[LandingReport] = []
     with ThreadPoolExecutor(max_workers=1) as hasher, one_task_per_file(engine):
-        try:
-            reports = _land_folders(
-                engine, folders, batch, manifest, hasher, clean, tables, commits, progress
-            )
-        finally:
+        # the topics' batches are committed together (one manifest commit, not
+        # one a topic), every ``COMMIT_EVERY`` topics
+        for start in range(0, len(topics), COMMIT_EVERY):
+            chunk = topics[start : start + COMMIT_EVERY]
+            commits: list[str] = []
+            landed = _land_chunk(engine, chunk, batch, existing, clean, hasher, commits)
             commit(engine, commits)
-    for view in ("_cdc_landing_lines", "_cdc_landing_duplicates"):
-        engine.sql(f"drop view if exists {view}")
+            for number, report in enumerate(landed, start=start + 1):
+                if progress is not None:
+                    progress(_progress_line(number, len(topics), report))
+            reports.extend(landed)
     return reports
 
 
 # topics landed between two manifest commits: a landing that dies re-lands at
-# most this many topics' batches
+# most this many topics' batches; also the most tables one statement of
+# ``batch_sql`` reads
 COMMIT_EVERY = 50
 
 
-def _land_folders(
-    engine: SqlEngine,
-    folders: list[Path],
-    batch: int,
-    manifest: dict[str, dict[str, ManifestEntry]],
-    hasher: ThreadPoolExecutor,
-    clean: frozenset[str],
-    tables: dict[str, str],
-    commits: list[str],
-    progress: Callable[[str], Any] | None,
-) -> list[LandingReport]:
-    reports = []
-    for number, topic_dir in enumerate(folders, start=1):
-        table = raw_table_name(topic_dir.name)
-        if tables.setdefault(table, topic_dir.name) != topic_dir.name:
+@dataclass
+class _Topic:
+    """One topic folder of a landing, its files planned."""
+
+    folder: Path
+    table: str
+    manifest: dict[str, ManifestEntry]
+    plans: list[FilePlan]
+    unchanged: int
+    seconds: float  # its own statements so far
+    rolled_back: int = 0
+
+    @property
+    def name(self) -> str:
+        return self.folder.name
+
+    @property
+    def committed(self) -> int:
+        """Its last committed batch (-1: none)."""
+        return max((e.batch for e in self.manifest.values()), default=-1)
+
+
+def _planned(
+    folders: list[Path], manifest: dict[str, dict[str, ManifestEntry]], tables: dict[str, str]
+) -> list[_Topic]:
+    """Each folder's files to read; two folders on one raw table refused."""
+    topics = []
+    for folder in folders:
+        started = time.monotonic()
+        table = raw_table_name(folder.name)
+        if tables.setdefault(table, folder.name) != folder.name:
             raise ValueError(
-                f"topics {tables[table]!r} and {topic_dir.name!r} map to the "
+                f"topics {tables[table]!r} and {folder.name!r} map to the "
                 f"same raw table {table!r}; rename one folder"
             )
-        report = land_topic(
-            engine,
-            topic_dir,
-            batch,
-            manifest.get(table, {}),
-            hasher,
-            topic_dir.name in clean,
-            commits,
-        )
-        if number % COMMIT_EVERY == 0:
-            commit(engine, commits)
-            commits.clear()
-        if progress is not None:
-            progress(
-                f"[{number}/{len(folders)}] {report.topic}: {report.landed} new of "
-                f"{report.read} read ({report.files_read} file(s) read, "
-                f"{report.files_unchanged} unchanged) in {report.seconds:.1f}s"
-                + (", an uncommitted batch rolled back" if report.rolled_back else "")
+        entries = manifest.get(table, {})
+        plans, unchanged = plan_files(topic_files(folder), entries)
+        topics.append(_Topic(folder, table, entries, plans, unchanged, time.monotonic() - started))
+    return topics
+
+
+def _progress_line(number: int, of: int, report: LandingReport) -> str:
+    return (
+        f"[{number}/{of}] {report.topic}: {report.landed} new of "
+        f"{report.read} read ({report.files_read} file(s) read, "
+        f"{report.files_unchanged} unchanged) in {report.seconds:.1f}s"
+        + (", an uncommitted batch rolled back" if report.rolled_back else "")
+    )
+
+
+def _land_chunk(
+    engine: SqlEngine,
+    chunk: list[_Topic],
+    batch: int,
+    existing: set[str],
+    clean: frozenset[str],
+    hasher: ThreadPoolExecutor,
+    commits: list[str],
+) -> list[LandingReport]:
+    """Land the new records of some topic folders as batch ``batch``, their
+    manifest rows put in ``commits``. Per topic: its table created if
+    missing, one insert; for them all: the roll-back check, the summary and
+    the duplicate check, one statement each. After a landing that ran to
+    the end (``clean``: every batch it wrote was committed, and it rolled
+    back any older one), no batch of a topic it landed can be uncommitted,
+    nor of a table created now: those skip the roll-back check. Call it
+    inside ``one_task_per_file``."""
+    started = time.monotonic()
+    doubtful = [t for t in chunk if t.table in existing and t.name not in clean]
+    for topic in chunk:
+        if topic.table not in existing:
+            create_table(engine, f"{RAW_SCHEMA}.{topic.table}", RAW_COLUMNS)
+            existing.add(topic.table)
+    _roll_back_uncommitted(engine, doubtful)
+    landing = [t for t in chunk if t.plans]
+    hashes = {
+        p.file.relative: hasher.submit(file_digest, p.file.path) for t in landing for p in t.plans
+    }
+    columns = ", ".join(name for name, _ in RAW_COLUMNS)
+    own: dict[str, float] = {}
+    for topic in landing:
+        inserting = time.monotonic()
+        select = batch_sql.records_select(topic.name, topic.plans, batch)
+        engine.sql(f"insert into {RAW_SCHEMA}.{topic.table} ({columns})\n{select}")
+        own[topic.table] = time.monotonic() - inserting
+    if landing:
+        crash_point(AFTER_RAW_APPEND)
+    tables = [t.table for t in landing]
+    summaries = batch_sql.summaries(
+        [row for part in _parts(tables) for row in engine.sql(batch_sql.summaries_sql(part, batch))]
+    )
+    empty = batch_sql.BatchSummary(0, 0, {}, [])
+    # a table's first batch (no manifest rows) can only hold repeats, which
+    # the summary tells of: most tables of a first landing need no check
+    scopes = [
+        batch_sql.DuplicateScope(t.table, summaries[t.table].ranges, bool(t.manifest))
+        for t in landing
+        if t.table in summaries and (t.manifest or summaries[t.table].repeats)
+    ]
+    dropped = _drop_duplicates(engine, scopes, batch)
+    for topic in landing:
+        summary = summaries.get(topic.table, empty)
+        commits.extend(_manifest_rows(topic.table, topic.plans, hashes, summary, batch))
+    # the statements for them all, shared out evenly
+    shared = (time.monotonic() - started - sum(own.values())) / len(chunk)
+    reports = []
+    for topic in chunk:
+        summary = summaries.get(topic.table, empty)
+        duplicates = dropped.get(topic.table, 0)
+        reports.append(
+            LandingReport(
+                topic.name,
+                topic.table,
+                len(topic.plans),
+                topic.unchanged,
+                summary.records,
+                summary.records - duplicates,
+                duplicates,
+                summary.unreadable,
+                topic.seconds + own.get(topic.table, 0.0) + shared,
+                topic.rolled_back,
+                summary.newest_ms,
             )
-        reports.append(report)
+        )
     return reports
+
+
+def _roll_back_uncommitted(engine: SqlEngine, topics: list[_Topic]) -> None:
+    """Delete the batches of the topics' tables newer than their last
+    committed one (one statement finds them)."""
+    if not topics:
+        return
+    by_table = {t.table: t for t in topics}
+    rows = [
+        r for part in _parts(list(by_table)) for r in engine.sql(batch_sql.newest_batches_sql(part))
+    ]
+    for row in rows:
+        topic = by_table[row["raw_table"]]
+        if row["newest"] is None or row["newest"] <= topic.committed:
+            continue
+        newer = f"landing_batch > {topic.committed}"
+        engine.sql(f"delete from {RAW_SCHEMA}.{topic.table} where {newer}")
+        engine.sql(
+            f"delete from {RAW_SCHEMA}.{DUPLICATES_TABLE}"
+            f" where raw_table = {spark_string(topic.table)} and {newer}"
+        )
+        topic.rolled_back = 1
+
+
+def _parts(items: list[_T]) -> Iterator[list[_T]]:
+    """``items`` in runs of ``batch_sql.TABLES_PER_STATEMENT``."""
+    step = batch_sql.TABLES_PER_STATEMENT
+    for start in range(0, len(items), step):
+        yield items[start : start + step]
+
+
+def _drop_duplicates(
+    engine: SqlEngine, scopes: list[batch_sql.DuplicateScope], batch: int
+) -> dict[str, int]:
+    """Delete the records of the tables' batch ``batch`` that were landed
+    before or occur twice in it, each written to the ledger first; returns
+    how many, per table that had any."""
+    found: dict[str, int] = {}
+    for part in _parts(scopes):
+        rows = engine.sql(
+            "select raw_table, count(*) as found from (select distinct raw_table,"
+            f" landing_file, landing_line from ({batch_sql.duplicates_sql(part, batch)}))"
+            " group by raw_table"
+        )
+        found.update({str(row["raw_table"]): int(row["found"]) for row in rows})
+    # found again, over the tables that have some, into the ledger first
+    for part in _parts([s for s in scopes if s.table in found]):
+        engine.sql(
+            f"""
+            insert into {RAW_SCHEMA}.{DUPLICATES_TABLE}
+            select raw_table, landing_file, landing_line, kafka_partition, kafka_offset,
+                {batch}L, min(reason)
+            from ({batch_sql.duplicates_sql(part, batch)})
+            group by raw_table, landing_file, landing_line, kafka_partition, kafka_offset
+            """
+        )
+    for table in found:
+        engine.sql(
+            f"""
+            merge into {RAW_SCHEMA}.{table} as raw
+            using (
+                select distinct landing_file, landing_line from {RAW_SCHEMA}.{DUPLICATES_TABLE}
+                where raw_table = {spark_string(table)} and landing_batch = {batch}
+            ) as dup
+            on raw.landing_batch = {batch} and raw.landing_file = dup.landing_file
+                and raw.landing_line = dup.landing_line
+            when matched then delete
+            """
+        )
+    return found

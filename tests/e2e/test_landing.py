@@ -13,6 +13,7 @@ import pytest
 from project_paths import ORDERS_TOPIC, PRODUCTS_TOPIC, copy_sample_topic
 
 from python_helpers.engine.sql_engine import SessionEngine
+from python_helpers.land.batch_sql import TABLES_PER_STATEMENT
 from python_helpers.land.landing import count_lines, topic_files
 from python_helpers.land.raw_store import RAW_SCHEMA, land_all, plan_files
 
@@ -252,3 +253,44 @@ def test_dropped_duplicates_are_written_to_the_ledger(fresh: Any, tmp_path: Path
         ("t/b.jsonl", 2, "repeated in the batch"),
     ]
     assert len(_rows(fresh, "t")) + len(_ledger(fresh)) == 2 + 3
+
+
+def test_many_topics_are_checked_together_each_on_its_own_records(
+    fresh: Any, tmp_path: Path
+) -> None:
+    """The summary, roll-back and duplicate checks read many topics' tables
+    in one statement (issue 43): each topic's counts and ledger rows are its
+    own, across more topics than one statement reads."""
+    topics = [f"t{n:02d}" for n in range(TABLES_PER_STATEMENT + 3)]
+    for number, topic in enumerate(topics):
+        _write(tmp_path / "l1" / topic / "a.jsonl", [_kcat(0, "{}"), _kcat(1, "{}")])
+        # the next landing: offset 1 again (landed before), and for every
+        # third topic offset 2 twice (repeated in the batch)
+        again = [_kcat(1, "{}"), _kcat(2, "{}")] + ([_kcat(2, "{}")] if number % 3 == 0 else [])
+        _write(tmp_path / "l2" / topic / "b.jsonl", again)
+    # a topic first seen in the second landing, its first batch with a repeat
+    _write(tmp_path / "l2" / "new" / "a.jsonl", [_kcat(7, "{}"), _kcat(7, "{}")])
+    land_all(SessionEngine(fresh), tmp_path / "l1")
+    # the last topic's landing died before its commit: rolled back, once
+    fresh.sql(
+        f"insert into {RAW_SCHEMA}.{topics[-1]} select kafka_topic, kafka_partition,"
+        " kafka_offset + 10, kafka_timestamp_ms, kafka_key, kafka_value, landing_file,"
+        f" landing_line, landing_error, landing_batch + 1 from {RAW_SCHEMA}.{topics[-1]}"
+    )
+    reports = {r.topic: r for r in land_all(SessionEngine(fresh), tmp_path / "l2")}
+    for number, topic in enumerate(topics):
+        repeats = 1 if number % 3 == 0 else 0
+        report = reports[topic]
+        assert (report.read, report.landed, report.already_landed) == (2 + repeats, 1, 1 + repeats)
+        assert report.rolled_back == (1 if topic == topics[-1] else 0), topic
+        assert [r["kafka_offset"] for r in _rows(fresh, topic)] == [0, 1, 2], topic
+    assert (reports["new"].read, reports["new"].landed, reports["new"].already_landed) == (2, 1, 1)
+    ledger = fresh.sql(
+        f"select raw_table, reason, count(*) as n from {RAW_SCHEMA}._landing_duplicates"
+        " group by raw_table, reason"
+    ).collect()
+    counts = {(row.raw_table, row.reason): row.n for row in ledger}
+    expected = {(topic, "landed before"): 1 for topic in topics}
+    expected |= {(t, "repeated in the batch"): 1 for n, t in enumerate(topics) if n % 3 == 0}
+    expected[("new", "repeated in the batch")] = 1
+    assert counts == expected
