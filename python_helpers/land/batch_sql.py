@@ -13,7 +13,7 @@ in a wider union: every task of a statement carries its whole plan).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from python_helpers.escaping import spark_identifier, spark_string
@@ -127,6 +127,8 @@ class BatchSummary:
     newest_ms: int | None = None
     # whether two of its records share a partition and offset
     repeats: bool = False
+    # per file, the first and last line of its records without coordinates
+    line_spans: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
 def summaries_sql(tables: list[str], batch: int) -> str:
@@ -151,7 +153,11 @@ def summaries_sql(tables: list[str], batch: int) -> str:
             max(coalesce(kafka_timestamp_ms, landing_batch div 1000)) as newest_ms,
             count(if(kafka_partition is not null and kafka_offset is not null, 1, null))
                 as with_coordinates,
-            count(distinct kafka_partition, kafka_offset) as coordinates
+            count(distinct kafka_partition, kafka_offset) as coordinates,
+            min(if(kafka_partition is null or kafka_offset is null, landing_line, null))
+                as first_by_line,
+            max(if(kafka_partition is null or kafka_offset is null, landing_line, null))
+                as last_by_line
         from (
             {rows}
         )
@@ -172,6 +178,7 @@ def summaries(rows: list[dict[str, Any]]) -> dict[str, BatchSummary]:
 def _summary(rows: list[dict[str, Any]]) -> BatchSummary:
     last_lines: dict[str, int] = {}
     spans: dict[int, tuple[int, int]] = {}
+    line_spans: dict[str, tuple[int, int]] = {}
     repeats = False
     for row in rows:
         if row["whole"]:
@@ -179,6 +186,9 @@ def _summary(rows: list[dict[str, Any]]) -> BatchSummary:
             continue
         file = row["landing_file"]
         last_lines[file] = max(last_lines.get(file, 0), row["last_line"] + 1)
+        if row["first_by_line"] is not None:
+            low, high = line_spans.get(file, (row["first_by_line"], row["last_by_line"]))
+            line_spans[file] = (min(low, row["first_by_line"]), max(high, row["last_by_line"]))
         partition, first, last = row["kafka_partition"], row["first_offset"], row["last_offset"]
         if partition is not None and first is not None:
             low, high = spans.get(partition, (first, last))
@@ -193,62 +203,103 @@ def _summary(rows: list[dict[str, Any]]) -> BatchSummary:
             (int(r["newest_ms"]) for r in parts if r["newest_ms"] is not None), default=None
         ),
         repeats=repeats,
+        line_spans=line_spans,
     )
+
+
+def _older_predicate(summary: BatchSummary) -> str:
+    """Where a table's older batches can hold a record of ``summary``'s
+    batch: the same partition and offset range, or the same file and line
+    range for records without coordinates (Iceberg prunes every older file
+    outside them by its statistics)."""
+    by_coordinates = [
+        f"(kafka_partition = {p} and kafka_offset between {low} and {high})"
+        for p, low, high in summary.ranges
+    ]
+    by_line = [
+        f"((kafka_partition is null or kafka_offset is null) and landing_file = {spark_string(f)}"
+        f" and landing_line between {low} and {high})"
+        for f, (low, high) in sorted(summary.line_spans.items())
+    ]
+    return " or ".join(by_coordinates + by_line) or "false"
+
+
+def overlaps_sql(summaries: dict[str, BatchSummary], batch: int) -> str:
+    """How many rows of older batches each table holds where its batch's
+    records could repeat them (``raw_table``, ``older``; a table without any
+    has no row). Mostly none: a landing of new offsets reads no older file."""
+    rows = _union(
+        [
+            f"select {spark_string(t)} as raw_table from {RAW_SCHEMA}.{t}"
+            f" where landing_batch < {batch} and ({_older_predicate(summary)})"
+            for t, summary in summaries.items()
+        ]
+    )
+    return f"select raw_table, count(*) as older from ({rows}) group by raw_table"
 
 
 @dataclass(frozen=True)
 class DuplicateScope:
-    """Where a table's batch may have duplicates: ``ranges`` of its batch's
-    coordinates (``BatchSummary.ranges``), and whether the table holds
-    committed batches before it (``older``: else only repeats in the
-    batch are possible)."""
+    """What a table's batch is checked for: repeats in it (``repeats``),
+    records landed before (``older``: its older batches overlap it)."""
 
     table: str
-    ranges: list[tuple[int, int, int]]
+    summary: BatchSummary
     older: bool
 
 
-def _batch_rows(scope: DuplicateScope, batch: int) -> str:
-    return (
-        f"select {spark_string(scope.table)} as raw_table, kafka_partition, kafka_offset,"
-        " landing_file, landing_line,"
-        " kafka_partition is null or kafka_offset is null as by_line"
-        f" from {RAW_SCHEMA}.{scope.table} where landing_batch = {batch}"
+def _batch_rows(tables: list[str], batch: int, by_line: bool) -> str:
+    """The batch's records identified by line (``by_line``) or the others."""
+    test = "" if by_line else "not "
+    return _union(
+        [
+            f"select {spark_string(t)} as raw_table, kafka_partition, kafka_offset,"
+            f" landing_file, landing_line from {RAW_SCHEMA}.{t}"
+            f" where landing_batch = {batch}"
+            f" and {test}(kafka_partition is null or kafka_offset is null)"
+            for t in tables
+        ]
     )
 
 
-def _older_coordinates(scope: DuplicateScope, batch: int) -> str:
-    in_range = " or ".join(
-        f"(kafka_partition = {p} and kafka_offset between {low} and {high})"
-        for p, low, high in scope.ranges
+def _repeated(scopes: list[DuplicateScope], batch: int) -> str:
+    rows = _batch_rows([s.table for s in scopes], batch, by_line=False)
+    return f"""
+        select raw_table, landing_file, landing_line, kafka_partition, kafka_offset,
+            'repeated in the batch' as reason
+        from (
+            select *, row_number() over (
+                partition by raw_table, kafka_partition, kafka_offset
+                order by landing_file, landing_line
+            ) as occurrence
+            from ({rows})
+        )
+        where occurrence > 1
+        """
+
+
+def _landed_before(scopes: list[DuplicateScope], batch: int, by_line: bool) -> str:
+    """The batch's records (those identified ``by_line`` or the others)
+    whose identity is among their table's older ones."""
+    first, second = (
+        ("landing_file", "landing_line") if by_line else ("kafka_partition", "kafka_offset")
     )
-    # older files outside the batch's offsets are pruned by their statistics
-    return (
-        f"select {spark_string(scope.table)} as raw_table, kafka_partition, kafka_offset"
-        f" from {RAW_SCHEMA}.{scope.table}"
-        f" where landing_batch < {batch} and ({in_range or 'false'})"
+    older = _union(
+        [
+            f"select {spark_string(s.table)} as raw_table, {first}, {second}"
+            f" from {RAW_SCHEMA}.{s.table}"
+            f" where landing_batch < {batch} and ({_older_predicate(s.summary)})"
+            for s in scopes
+        ]
     )
-
-
-def _older_lines(scope: DuplicateScope, batch: int) -> str:
-    table = spark_string(scope.table)
-    return (
-        f"select {table} as raw_table, landing_file, landing_line"
-        f" from {RAW_SCHEMA}.{scope.table}"
-        f" where landing_batch < {batch} and (kafka_partition is null or kafka_offset is null)"
-        " and landing_file in (select landing_file from batch_rows"
-        f" where by_line and raw_table = {table})"
-    )
-
-
-_NO_COORDINATES = (
-    "select cast(null as string) as raw_table, cast(null as int) as kafka_partition,"
-    " cast(null as bigint) as kafka_offset where false"
-)
-_NO_LINES = (
-    "select cast(null as string) as raw_table, cast(null as string) as landing_file,"
-    " cast(null as bigint) as landing_line where false"
-)
+    rows = _batch_rows([s.table for s in scopes], batch, by_line)
+    return f"""
+        select b.raw_table, b.landing_file, b.landing_line, b.kafka_partition, b.kafka_offset,
+            'landed before' as reason
+        from ({rows}) as b
+        left semi join ({older}) as o
+            on b.raw_table = o.raw_table and b.{first} = o.{first} and b.{second} = o.{second}
+        """
 
 
 def duplicates_sql(scopes: list[DuplicateScope], batch: int) -> str:
@@ -256,46 +307,17 @@ def duplicates_sql(scopes: list[DuplicateScope], batch: int) -> str:
     (same partition and offset; same file and line for a record without
     coordinates) or occur twice in it (all but the first, by file and
     line): ``raw_table``, ``landing_file``, ``landing_line``, the
-    coordinates and the ``reason``; a record can be listed for both."""
-    older = [s for s in scopes if s.older]
-    coordinates = _union([_older_coordinates(s, batch) for s in older]) or _NO_COORDINATES
-    lines = _union([_older_lines(s, batch) for s in older]) or _NO_LINES
-    return f"""
-        with batch_rows as (
-            {_union([_batch_rows(s, batch) for s in scopes])}
-        ),
-        older_coordinates as (
-            {coordinates}
-        ),
-        older_lines as (
-            {lines}
-        ),
-        numbered as (
-            select *, row_number() over (
-                partition by raw_table, kafka_partition, kafka_offset
-                order by landing_file, landing_line
-            ) as occurrence
-            from batch_rows where not by_line
-        )
-        select raw_table, landing_file, landing_line, kafka_partition, kafka_offset,
-            'repeated in the batch' as reason
-        from numbered where occurrence > 1
-        union all
-        {_landed_before("older_coordinates", ("kafka_partition", "kafka_offset"), by_line=False)}
-        union all
-        {_landed_before("older_lines", ("landing_file", "landing_line"), by_line=True)}
-        """
-
-
-def _landed_before(older: str, identity: tuple[str, str], by_line: bool) -> str:
-    """The batch's records (those identified ``by_line`` or the others)
-    whose ``identity`` is among the ``older`` ones of their table."""
-    first, second = identity
-    return f"""
-        select b.raw_table, b.landing_file, b.landing_line, b.kafka_partition, b.kafka_offset,
-            'landed before' as reason
-        from batch_rows as b
-        left semi join {older} as o
-            on b.raw_table = o.raw_table and b.{first} = o.{first} and b.{second} = o.{second}
-        where {"" if by_line else "not "}b.by_line
-        """
+    coordinates and the ``reason``; a record can be listed for both. Each
+    kind reads only the tables that can have it."""
+    parts = []
+    if repeating := [s for s in scopes if s.summary.repeats]:
+        parts.append(_repeated(repeating, batch))
+    if by_coordinates := [s for s in scopes if s.older and s.summary.ranges]:
+        parts.append(_landed_before(by_coordinates, batch, by_line=False))
+    if by_line := [s for s in scopes if s.older and s.summary.line_spans]:
+        parts.append(_landed_before(by_line, batch, by_line=True))
+    return "\n        union all\n".join(parts) or (
+        "select cast(null as string) as raw_table, cast(null as string) as landing_file,"
+        " cast(null as bigint) as landing_line, cast(null as int) as kafka_partition,"
+        " cast(null as bigint) as kafka_offset, cast(null as string) as reason where false"
+    )

@@ -514,11 +514,18 @@ def _land_chunk(
     )
     empty = batch_sql.BatchSummary(0, 0, {}, [])
     # a table's first batch (no manifest rows) can only hold repeats, which
-    # the summary tells of: most tables of a first landing need no check
+    # the summary tells of; older batches are read only where they overlap
+    # the batch's offsets or lines: most tables need no duplicate check
+    older = {t.table: summaries[t.table] for t in landing if t.manifest and t.table in summaries}
+    overlapping = {
+        str(row["raw_table"])
+        for part in _parts(list(older))
+        for row in engine.sql(batch_sql.overlaps_sql({t: older[t] for t in part}, batch))
+    }
     scopes = [
-        batch_sql.DuplicateScope(t.table, summaries[t.table].ranges, bool(t.manifest))
-        for t in landing
-        if t.table in summaries and (t.manifest or summaries[t.table].repeats)
+        batch_sql.DuplicateScope(table, summary, table in overlapping)
+        for table, summary in summaries.items()
+        if summary.repeats or table in overlapping
     ]
     dropped = _drop_duplicates(engine, scopes, batch)
     for topic in landing:

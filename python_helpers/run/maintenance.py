@@ -325,11 +325,18 @@ def due(
 ) -> list[str]:
     """Those of ``tables`` (each touched by this run) whose health may have
     passed a threshold: the runs left noted when it was last read ran out,
-    or its orphan removal is due. Counts this run for the others."""
+    or its orphan removal is due. Counts this run for the others; a table
+    not seen before is due the next run that touches it."""
     left = _read_json(state / DUE_FILE)
     found = []
     for table in tables:
-        runs = int(left.get(table, 0)) - 1
+        if table not in left:
+            # never read: new (a first build), or new to this state folder.
+            # Its health is read the next run that touches it: a first build
+            # of 100 topics read 400 new tables' snapshots, 30 s (issue 43)
+            left[table] = 1
+            continue
+        runs = int(left[table]) - 1
         orphans = table in times and now - times[table] >= rules.orphan_every_hours * 3600
         if runs <= 0 or orphans:
             found.append(table)

@@ -10,12 +10,15 @@ new event in the first topic, the next `run` builds only that topic's
 models and tests; with nothing new, `run` starts neither Spark nor dbt;
 after an analyst edits the second topic's staging model, `run` builds that
 model and what depends on it (dbt's `state:modified+` against the last
-good build), nothing of the first topic.
+good build), nothing of the first topic; an edit that loses its change
+events fails the run, which names the topic, the broken rule and its rows.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -99,7 +102,22 @@ def plan_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     )
     out["edited"] = run_in(project, state, *run)
     out["edited_built"] = _built(project)
+    # an edit that loses every change event: the base model's check fails
+    # (landed records no longer all accounted for), the run says which rule
+    original = staging.read_text(encoding="utf-8")
+    staging.write_text(original.replace("select * from final", "select * from final where false"))
+    out["broken"] = _failing_run(project, state, *run)
+    staging.write_text(original, encoding="utf-8")
     return out
+
+
+def _failing_run(project: Path, state: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = os.environ | {
+        "CDC_STATE_DIR": str(state),
+        "DBT_PROFILES_DIR": "profiles",
+        "PYTHONPATH": str(PROJECT),
+    }
+    return subprocess.run(args, cwd=project, env=env, capture_output=True, text=True)
 
 
 def test_a_project_from_init_holds_only_its_own_topics(plan_runs: dict[str, Any]) -> None:
@@ -171,6 +189,18 @@ def test_an_edited_model_is_built_with_what_depends_on_it(plan_runs: dict[str, A
     models = {n for n in built[QUIET_NAME] if n.startswith("model:")}
     assert any(n.startswith("model:stg_") for n in models)
     assert not any(n.startswith("model:base_") for n in models)  # upstream: not rebuilt
+
+
+def test_a_failed_check_names_its_topic_rule_and_rows(plan_runs: dict[str, Any]) -> None:
+    broken = plan_runs["broken"]
+    assert broken.returncode != 0, broken.stdout[-2000:]
+    lines = [x for x in broken.stderr.splitlines() if x.startswith(f"error: topic '{QUIET}'")]
+    # dbt's line for the failed test, then one line per broken rule: the
+    # rule, its column, how many rows and an example
+    assert any("cdc_checks_base_" in x and " fail: " in x for x in lines), broken.stderr[-3000:]
+    rules = [x for x in lines if "accounting: " in x]
+    assert rules, broken.stderr[-3000:]
+    assert all(" row(s), e.g. " in x for x in rules), rules
 
 
 def _landed_total(output: str) -> int:
