@@ -17,9 +17,12 @@ is one batch (``landing_batch``, strictly increasing) and works like this:
    (older files outside the batch's offset range are pruned by Iceberg's
    file statistics), written to the ledger ``cdc_landing._landing_duplicates``
    (what was dropped, and why) and deleted from the batch: every line read
-   is a raw row or a ledger row. What can be asked of many tables at once
-   (this check, the batch's summary, the roll-back check of 4) is one
-   statement for up to ``COMMIT_EVERY`` topics (``batch_sql``);
+   is a raw row or a ledger row. Only a batch with a repeat (its summary
+   counts its coordinates) or whose table's older batches overlap its
+   offsets or lines (one cheap statement: older files outside them are
+   pruned) is checked. What can be asked of many tables at once (these
+   checks, the batch's summary, the roll-back check of 4) is one statement
+   for up to ``batch_sql.TABLES_PER_STATEMENT`` tables;
 4. the manifest rows of the batch are written: this commits the batch. A
    batch found in a raw table without manifest rows (a landing that died
    between 2 and 4) is deleted at the start of the next landing, and its
