@@ -214,7 +214,7 @@ def report(
             rows.append((run, step.name, events, step.seconds, step.peak_bytes))
         rows.append((run, "**total**", events, items[0].seconds, items[0].peak_bytes))
     for run, name, events, seconds, peak in rows:
-        rate = f"{events / seconds:,.0f}" if events else "–"
+        rate = f"{events / seconds:,.0f}" if events and seconds else "–"
         lines.append(
             f"| {run} | {name} | {events:,} | {seconds:.1f} | {rate} | {peak / 2**30:.2f} GiB |"
             + (f" {seconds / ceiling:.2f} | {seconds / full:.2f} |" if "total" in name else " | |")
