@@ -230,17 +230,20 @@ def add_counts(
             )
         if relation.state is not None:
             parts.append(
-                f"select 'state', {name}, null, count(*), null, count_if(_cdc_op = 'd')"
+                f"select 'state' as kind, {name} as topic, null as reason, count(*) as n,"
+                " null as newest, count_if(_cdc_op = 'd') as deleted"
                 f" from {relation.state} where _staged_at >= {stamp}"
             )
             parts.append(
-                f"select 'replaced', {name}, null, coalesce(sum(cast("
-                "coalesce(summary['added-position-deletes'], '0') as bigint)), 0),"
-                f" null, 0L from {relation.state}.snapshots where committed_at >= {stamp}"
+                f"select 'replaced' as kind, {name} as topic, null as reason, coalesce(sum(cast("
+                "coalesce(summary['added-position-deletes'], '0') as bigint)), 0) as n,"
+                " null as newest, 0L as deleted"
+                f" from {relation.state}.snapshots where committed_at >= {stamp}"
             )
     replaced: dict[str, int] = {}
     # a few parts a statement: every task of a statement carries its whole
-    # plan, so one union of 300 parts (100 topics) took 29.5 s (issue 43)
+    # plan, so one union of 300 parts (100 topics) took 29.5 s (issue 43);
+    # every part names its columns (a statement may start with any kind)
     found = [
         row
         for start in range(0, len(parts), PARTS_PER_STATEMENT)
