@@ -56,6 +56,7 @@ from python_helpers.land.landing import (
     topic_files,
 )
 from python_helpers.naming import raw_table_name
+from python_helpers.sequences import runs_of
 
 _T = TypeVar("_T")
 RAW_SCHEMA = batch_sql.RAW_SCHEMA
@@ -406,21 +407,19 @@ def land_all(
     with ThreadPoolExecutor(max_workers=1) as hasher, one_task_per_file(engine):
         # the topics' batches are committed together (one manifest commit, not
         # one a topic), every ``COMMIT_EVERY`` topics
-        for start in range(0, len(topics), COMMIT_EVERY):
-            chunk = topics[start : start + COMMIT_EVERY]
+        for chunk in runs_of(topics, COMMIT_EVERY):
             commits: list[str] = []
             landed = _land_chunk(engine, chunk, batch, existing, clean, hasher, commits)
             commit(engine, commits)
-            for number, report in enumerate(landed, start=start + 1):
+            for report in landed:
+                reports.append(report)
                 if progress is not None:
-                    progress(_progress_line(number, len(topics), report))
-            reports.extend(landed)
+                    progress(_progress_line(len(reports), len(topics), report))
     return reports
 
 
 # topics landed between two manifest commits: a landing that dies re-lands at
-# most this many topics' batches; also the most tables one statement of
-# ``batch_sql`` reads
+# most this many topics' batches
 COMMIT_EVERY = 50
 
 
@@ -582,9 +581,7 @@ def _roll_back_uncommitted(engine: SqlEngine, topics: list[_Topic]) -> None:
 
 def _parts(items: list[_T]) -> Iterator[list[_T]]:
     """``items`` in runs of ``batch_sql.TABLES_PER_STATEMENT``."""
-    step = batch_sql.TABLES_PER_STATEMENT
-    for start in range(0, len(items), step):
-        yield items[start : start + step]
+    return runs_of(items, batch_sql.TABLES_PER_STATEMENT)
 
 
 def _drop_duplicates(

@@ -34,6 +34,7 @@ from python_helpers.engine.sql_engine import SqlEngine
 from python_helpers.escaping import spark_string
 from python_helpers.land.raw_store import RAW_SCHEMA, LandingReport, create_table
 from python_helpers.schema.metadata_topics import SCHEMA_CHANGES
+from python_helpers.sequences import runs_of
 
 METRICS_TABLE = f"{RAW_SCHEMA}._run_metrics"
 COLUMNS = (
@@ -246,8 +247,8 @@ def add_counts(
     # every part names its columns (a statement may start with any kind)
     found = [
         row
-        for start in range(0, len(parts), PARTS_PER_STATEMENT)
-        for row in engine.sql("\nunion all\n".join(parts[start : start + PARTS_PER_STATEMENT]))
+        for run in runs_of(parts, PARTS_PER_STATEMENT)
+        for row in engine.sql("\nunion all\n".join(run))
     ]
     for row in found:
         metrics, records = rows[row["topic"]], int(row["n"] or 0)

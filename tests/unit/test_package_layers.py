@@ -14,7 +14,7 @@ from project_paths import PROJECT
 PACKAGE = PROJECT / "python_helpers"
 # lowest first: a package may import from its own layer and those below
 LAYERS = [
-    {"escaping", "digest", "naming", "engine"},  # text, names, talking to Spark
+    {"escaping", "digest", "naming", "sequences", "engine"},  # text, names, runs, Spark
     {"schema", "connectors", "land"},  # reading: schema blocks, connectors, landings
     {"spec"},  # a topic resolved: declaration + schema versions
     {"project"},  # generation: sync, models, properties
