@@ -106,8 +106,8 @@ typecheck: setup
 	$(VENV)/bin/mypy
 
 #>> checkout
-## make bench [N=300000]: the data path against a plain pyspark job and the
-## usual hand-written alternatives, on a generated landing of N events
+## make bench [N=300000 PLAIN=1]: the data path against a plain pyspark job and the
+## usual hand-written alternatives, on a generated landing of N events (PLAIN=1: one plain-form file)
 N ?= 300000
 BENCH_STAMP := $(VENV)/.bench-installed
 $(BENCH_STAMP): $(STAMP) requirements-bench.txt
@@ -115,7 +115,7 @@ $(BENCH_STAMP): $(STAMP) requirements-bench.txt
 	touch $(BENCH_STAMP)
 
 bench: setup $(BENCH_STAMP)
-	$(PY) -m bench.run --events $(N)
+	$(PY) -m bench.run --events $(N) $(if $(PLAIN),--plain)
 
 ## make bench-topics [TOPICS=100 EVENTS=200 PARSE_ONLY=1]: a whole database
 ## of generated PostgreSQL topics: first build, cold parse, one event on a

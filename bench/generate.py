@@ -11,6 +11,8 @@ then a mix of updates, deletes and re-creates, over ``n // 10`` keys.
 ``generate(root, n, increment)`` writes the first ``n`` events to
 ``root/landing/<topic>/`` and the next ``increment`` events of the same
 stream to ``root/increment/<topic>/`` (files named so they sort after).
+With ``plain=True`` each part is one plain-form file instead (the bare
+values, one a line: the shape of a single dump or a sink's file).
 """
 
 from __future__ import annotations
@@ -246,14 +248,26 @@ def _kcat_line(partition: int, offset: int, key: int, payload: dict[str, Any], t
     return _compact(record)
 
 
-def generate(root: Path, n: int, increment: int) -> dict[str, int]:
+def _plain(folder: Path, name: str, count: int, stream: Any) -> None:
+    with (folder / name).open("w", encoding="utf-8") as handle:
+        for _ in range(count):
+            _, payload = next(stream)
+            handle.write(_VALUE_HEAD + _compact(payload) + "}\n")
+
+
+def generate(root: Path, n: int, increment: int, plain: bool = False) -> dict[str, int]:
     """Write the landing and the increment; returns their sizes in bytes."""
     sizes: dict[str, int] = {}
     offsets = [0] * PARTITIONS
     stream = _events(n + increment)
-    for part, count in (("landing", n), ("increment", increment)):
+    for number, (part, count) in enumerate((("landing", n), ("increment", increment))):
         folder = root / part / TOPIC
         folder.mkdir(parents=True, exist_ok=True)
+        if plain:
+            # named so that the increment sorts after the landing's file
+            _plain(folder, f"dump-{number:03d}.jsonl", count, stream)
+            sizes[part] = sum(p.stat().st_size for p in folder.glob("*.jsonl"))
+            continue
         handles: list[TextIO] = [
             (folder / f"{part}-p{p}.jsonl").open("w", encoding="utf-8") for p in range(PARTITIONS)
         ]

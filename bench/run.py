@@ -117,14 +117,18 @@ def machine() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--events", type=int, default=300_000)
+    parser.add_argument(
+        "--plain", action="store_true", help="one plain-form file (bare values) instead of kcat"
+    )
     args = parser.parse_args()
     n = args.events
     increment = max(1, n // 100)
-    work = REPO / ".state" / "bench" / str(n)
+    name = f"{n}-plain" if args.plain else str(n)
+    work = REPO / ".state" / "bench" / name
     if work.exists():
         shutil.rmtree(work)
     print(f"generating {n} events (+{increment}) under {work}", flush=True)
-    sizes = generate(work / "data", n, increment)
+    sizes = generate(work / "data", n, increment, plain=args.plain)
     landing = work / "data" / "landing"
     project = fresh_project(REPO, work / "project")
     env = os.environ | {
@@ -147,12 +151,21 @@ def main() -> None:
     steps["ceiling"] = [
         run_step(
             "ceiling (one pyspark process)",
-            [python, "-m", "bench.spark_jobs", "ceiling", str(landing), str(work / "ceiling")],
+            [
+                python,
+                "-m",
+                "bench.spark_jobs",
+                "ceiling",
+                str(landing),
+                str(work / "ceiling"),
+                *(["plain"] if args.plain else []),
+            ],
             REPO,
             env,
         )
     ]
     steps["ours, full"] = ours("full")
+    nodes = _node_seconds(project / "target" / "run_results.json")
     decode_out = work / "decode.json"
     run_step(
         "decode rates",
@@ -182,15 +195,27 @@ def main() -> None:
     )
     steps["ours, nothing new"] = ours("nothing new")
     decode = json.loads(decode_out.read_text(encoding="utf-8"))
-    report(n, sizes, steps, decode, json.loads(plan_out.read_text(encoding="utf-8")))
+    plan_facts = json.loads(plan_out.read_text(encoding="utf-8"))
+    report(name, n, sizes, steps, decode, plan_facts, nodes)
+
+
+def _node_seconds(path: Path) -> list[tuple[str, float]]:
+    """Each dbt node's seconds in the run that wrote ``path``, slowest first."""
+    if not path.exists():
+        return []
+    results = json.loads(path.read_text(encoding="utf-8"))["results"]
+    timed = [(r["unique_id"], float(r["execution_time"])) for r in results]
+    return sorted(timed, key=lambda item: -item[1])
 
 
 def report(
+    label: str,
     n: int,
     sizes: dict[str, int],
     steps: dict[str, list[Step]],
     decode: dict[str, dict[str, float]],
     plan: dict[str, Any],
+    nodes: list[tuple[str, float]],
 ) -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     ceiling = steps["ceiling"][0].seconds
@@ -200,7 +225,12 @@ def report(
         "",
         f"- machine: {machine()}",
         f"- landing: {sizes['landing'] / 1e6:,.0f} MB ({sizes['landing'] / n:,.0f} bytes/event,"
-        f" kcat form, 4 partitions, {n // 10:,} keys);"
+        + (
+            " one plain-form file (bare values);"
+            if label.endswith("plain")
+            else " kcat form, 4 partitions;"
+        )
+        + f" {n // 10:,} keys);"
         f" 1 % batch: {sizes['increment'] / 1e6:,.1f} MB",
         f"- measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, whole processes",
         "",
@@ -239,9 +269,20 @@ def report(
         f"Iceberg data files of the raw table: {plan['files']}; files whose `landing_batch`"
         f" range reaches past {plan['bound']} (the only ones read): {plan['to_read']}.",
     ]
+    if nodes:
+        lines += [
+            "",
+            "The first build's dbt nodes (dbt's `run_results.json`), slowest first:",
+            "",
+            "| node | seconds |",
+            "|---|---:|",
+            *[f"| `{node}` | {seconds:.1f} |" for node, seconds in nodes],
+        ]
     text = "\n".join(lines) + "\n"
     print(text)
-    (RESULTS / f"bench-{n}.md").write_text(text, encoding="utf-8")
+    (RESULTS / f"bench-{label}.md").write_text(text, encoding="utf-8")
+    if label != str(n):
+        return  # the cost plot compares sizes of the kcat form only
     with (RESULTS / f"bench-{n}.csv").open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["events", "run", "step", "step_events", "seconds", "peak_bytes"])

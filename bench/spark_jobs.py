@@ -95,13 +95,20 @@ def _session() -> Any:
     return session
 
 
-def ceiling(landing: Path, out: Path) -> None:
+def ceiling(landing: Path, out: Path, plain: bool = False) -> None:
     spark = _session()
     spark.read.text(str(landing / "*" / "*.jsonl")).createOrReplaceTempView("lines")
+    # a plain-form line is the value itself; its place in the file orders it
+    kcat_select = (
+        "select named_struct('offset', monotonically_increasing_id(), 'payload', value) as k"
+        " from lines"
+        if plain
+        else "select from_json(value, 'struct<offset: bigint, payload: string>') as k from lines"
+    )
     spark.sql(
         f"""
         with kcat as (
-            select from_json(value, 'struct<offset: bigint, payload: string>') as k from lines
+            {kcat_select}
         ),
         events as (
             select k.offset, from_json(k.payload, '{envelope_type()}').payload as e from kcat
@@ -264,6 +271,6 @@ if __name__ == "__main__":
     elif sys.argv[1] == "topics-ceiling":
         topics_ceiling(Path(sys.argv[2]), int(sys.argv[3]), Path(sys.argv[4]))
     elif sys.argv[1] == "ceiling":
-        ceiling(Path(sys.argv[2]), Path(sys.argv[3]))
+        ceiling(Path(sys.argv[2]), Path(sys.argv[3]), plain=sys.argv[4:] == ["plain"])
     else:
         decode(Path(sys.argv[2]), sys.argv[3], int(sys.argv[4]), Path(sys.argv[5]))

@@ -85,7 +85,9 @@
                 select
                     raw.*,
                     {{ _cdc_parse_value('raw.kafka_value', spec.value_type) | indent(16) }}
-                        as message
+                        as message,
+                    {{ _cdc_repeated_envelope_fields('raw.kafka_value') | indent(16) }}
+                        as _cdc_repeated_fields
                 from {{ relation }} as raw
                 where {{ cdc_new_batches_filter('raw.landing_batch') }}
             ) as landed

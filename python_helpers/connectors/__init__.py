@@ -39,6 +39,9 @@ class Connector:
     transaction_match: str | None = None
     # the macro its base model parses the landed values with
     events_macro: str = "cdc_debezium_events"
+    # the envelope layout its events have, when the connector fixes it (else
+    # judged from the value schema: spec.generate.envelope_kind)
+    envelope: str | None = None
 
 
 @cache

@@ -14,6 +14,7 @@ in a wider union: every task of a statement carries its whole plan).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from python_helpers.escaping import spark_identifier, spark_string
@@ -24,26 +25,75 @@ if TYPE_CHECKING:
 RAW_SCHEMA = "cdc_landing"
 KCAT_WRAPPER = (
     "struct<topic: string, partition: int, offset: bigint, ts: bigint, key: string,"
-    " payload: string, _unreadable: string>"
+    " payload: string, headers: string, _unreadable: string>"
 )
+HEADER = "struct<key: string, value: string>"
 TABLES_PER_STATEMENT = 10
 # monotonically_increasing_id() is (partition index << 33) + row in partition
 _ROW_IN_PARTITION = (1 << 33) - 1
 
 
-def _scan(plan: FilePlan) -> str:
-    """One file's lines, with how to read them (one task: ``line_no`` is
-    the line's place in the file)."""
+def _lines(path: Path) -> str:
+    """A file's lines, each with its place in the file (one task a file)."""
     return (
         # a byte-order mark (at the start of a file, or of any line of
         # files joined together) is no part of a record
         "select if(startswith(value, '\\uFEFF'), substr(value, 2), value) as line,"
-        f" {spark_string(plan.file.path.name)} as file_name,"
-        f" {str(plan.file.is_kcat).lower()} as is_kcat,"
-        f" {plan.first_offset}L as first_offset, {plan.start_line}L as start_line,"
         f" monotonically_increasing_id() & {_ROW_IN_PARTITION} as line_no"
-        f" from text.{spark_identifier(str(plan.file.path.resolve()))}"
+        f" from text.{spark_identifier(str(path.resolve()))}"
     )
+
+
+def _companion(path: Path | None, alias: str) -> tuple[str, str]:
+    """The column and join of a sink's keys or headers file, by line."""
+    if path is None:
+        return f"cast(null as string) as {alias}_line", ""
+    return (
+        f"{alias}.line as {alias}_line",
+        f" left join ({_lines(path)}) as {alias} on {alias}.line_no = v.line_no",
+    )
+
+
+def _scan(plan: FilePlan) -> str:
+    """One file's lines, with how to read them (``line_no`` is the line's
+    place in the file), and its sink's key and headers lines."""
+    sink = plan.file.sink
+    key_column, key_join = _companion(plan.keys_read, "key")
+    headers_column, headers_join = _companion(plan.headers_read, "headers")
+    return (
+        f"select v.line, {spark_string(plan.file.below or plan.file.path.name)} as file_name,"
+        f" {str(plan.file.is_kcat).lower()} as is_kcat,"
+        f" {'cast(null as int)' if sink is None else f'{sink.partition}'} as sink_partition,"
+        f" {plan.first_offset if sink is None else sink.start_offset}L as first_offset,"
+        f" {plan.start_line}L as start_line, v.line_no, {key_column}, {headers_column}"
+        f" from ({_lines(plan.spark_path)}) as v{key_join}{headers_join}"
+    )
+
+
+# a kcat -J record's headers: ["name", "value", ...] (kcat's default) or
+# {"name": ["value", ...]} (its map form); a sink's headers line: an array of
+# {"key", "value"} objects, bare, under "headers", or as a JsonConverter
+# payload
+_KCAT_HEADERS = """
+            case
+                when kcat_header_list is not null and size(kcat_header_list) >= 2 then transform(
+                    filter(sequence(0, size(kcat_header_list) - 2), i -> i % 2 = 0),
+                    i -> named_struct('key', kcat_header_list[i],
+                        'value', kcat_header_list[i + 1]))
+                when kcat_header_map is not null then flatten(transform(
+                    map_entries(kcat_header_map),
+                    e -> transform(e.value, v -> named_struct('key', e.key, 'value', v))))
+            end"""
+_SINK_HEADERS = f"""
+            case
+                when startswith(ltrim(headers_line), '[')
+                    then from_json(headers_line, 'array<{HEADER}>')
+                when headers_line is not null then coalesce(
+                    from_json(headers_line, 'struct<headers: array<{HEADER}>>').headers,
+                    from_json(headers_line, 'struct<payload: array<{HEADER}>>').payload,
+                    from_json(headers_line,
+                        'struct<payload: struct<headers: array<{HEADER}>>>').payload.headers)
+            end"""
 
 
 def records_select(topic: str, plans: list[FilePlan], batch: int) -> str:
@@ -68,17 +118,34 @@ def records_select(topic: str, plans: list[FilePlan], batch: int) -> str:
                 -- line is kept whole, its bytes as read
                 is_kcat and cast(line as binary) != encode(line, 'utf-8') as not_utf8
             from wanted
+        ),
+        headed as (
+            select
+                parsed.*,
+                case when startswith(ltrim(kcat.headers), '[')
+                    then from_json(kcat.headers, 'array<string>') end as kcat_header_list,
+                case when startswith(ltrim(kcat.headers), '{{')
+                    then from_json(kcat.headers, 'map<string, array<string>>')
+                end as kcat_header_map
+            from parsed
         )
         select
             case when is_kcat then coalesce(kcat.topic, {topic_literal})
                 else {topic_literal} end as kafka_topic,
-            -- a plain-form line has no Kafka coordinates: no partition (it is
-            -- never taken for a duplicate of a record that has them); its
-            -- offset is its position across the folder's plain files
-            case when is_kcat then kcat.partition end as kafka_partition,
+            -- a plain-form line has no Kafka coordinates unless its file is
+            -- named as a sink names them (then its partition, and offset =
+            -- the file's start offset + the line's place); otherwise no
+            -- partition (it is never taken for a duplicate of a record that
+            -- has them) and its offset is its position across the folder's
+            -- plain files
+            case when is_kcat then kcat.partition else sink_partition end as kafka_partition,
             case when is_kcat then kcat.offset else first_offset + line_no end as kafka_offset,
             kcat.ts as kafka_timestamp_ms,
-            if(not_utf8, null, kcat.key) as kafka_key,
+            case
+                when is_kcat then if(not_utf8, null, kcat.key)
+                when trim(key_line) in ('', 'null') then null
+                else key_line
+            end as kafka_key,
             case
                 when not is_kcat then if(trim(line) = '', null, line)
                 when kcat._unreadable is not null or not_utf8 then line
@@ -94,8 +161,10 @@ def records_select(topic: str, plans: list[FilePlan], batch: int) -> str:
                 when kcat.partition is null or kcat.offset is null
                     then 'kcat line without a numeric partition/offset'
             end as landing_error,
-            {batch}L as landing_batch
-        from parsed
+            {batch}L as landing_batch,
+            case when is_kcat then {_KCAT_HEADERS.strip()}
+                else {_SINK_HEADERS.strip()} end as kafka_headers
+        from headed
         """
 
 

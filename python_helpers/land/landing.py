@@ -1,8 +1,11 @@
 """The landing directory: which topic folders and files there are, and how
 each file is to be read.
 
-Contract (docs/landing.md): one sub-folder per topic, each with ``*.jsonl`` files.
-A file is either
+Contract (docs/landing.md): one sub-folder per topic; its files are found
+anywhere below it (a sink's ``partition=<p>/`` or ``year=/month=/`` folders),
+named ``*.jsonl`` or ``*.json``, each possibly compressed (``.gz``, ``.zst``);
+names and folders starting with ``.``, ``_`` or ``+`` (temporary files, a
+sink's ``+tmp``, ``_SUCCESS``) are not read. A file is either
 
 * **kcat form**: every line is the JSON object ``kcat -C -J`` prints, with
   ``topic``, ``partition``, ``offset``, ``ts`` (ms), ``key`` and ``payload``
@@ -12,7 +15,13 @@ A file is either
   folder name; such a record has no Kafka coordinates (the partition is
   null, so it is never taken for a duplicate of a record that has them) and
   its offset column holds the line's position across the folder's plain
-  files taken in name order (the ordering's last tie-break).
+  files taken in name order (the ordering's last tie-break); or
+* **sink form**: plain form in a file named as Kafka Connect's storage sinks
+  name theirs, ``<topic>+<partition>+<startOffset>.<ext>``: its records have
+  that partition, and offset = start offset + the line's place in the file.
+  The keys and headers files the S3 sink writes beside it
+  (``….keys.json``, ``….headers.json``, ``store.kafka.keys``/``headers``)
+  are read with it, line by line.
 
 The form of a file is judged by the first of its first lines that is JSON
 (a byte-order mark ignored): a kcat object makes it a kcat file. A first
@@ -23,12 +32,22 @@ file names, sizes and first lines, so it costs nothing on large dumps.
 
 from __future__ import annotations
 
+import gzip
+import io
 import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO, cast
+
+import zstandard
 
 KCAT_KEYS = frozenset({"topic", "partition", "offset", "payload"})
+COMPRESSIONS = (".gz", ".zst")
+VALUE_SUFFIXES = (".jsonl", ".json")
+# the files a sink writes beside a value file (``<stem>.keys.json[.gz]``)
+COMPANIONS = (".keys", ".headers")
+_SINK_NAME = re.compile(r"(?P<topic>.+)\+(?P<partition>[0-9]{1,9})\+(?P<offset>[0-9]{1,19})\Z")
 TOPIC_CONFIG_FILE = "topic.yml"
 BOM = "\ufeff"
 # how many non-empty lines may fail to parse before a file's form is judged
@@ -39,17 +58,35 @@ _CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
+class SinkCoordinates:
+    """What a storage sink's file name says of its records."""
+
+    partition: int
+    start_offset: int
+
+
+@dataclass(frozen=True)
 class LandingFile:
     """One dump file of a topic folder."""
 
     path: Path
     topic: str
     is_kcat: bool
+    # its path below the topic folder (``partition=0/t+0+0.json.gz``)
+    below: str = ""
+    sink: SinkCoordinates | None = None
+    keys: Path | None = None  # a sink's keys file for it
+    headers: Path | None = None  # a sink's headers file for it
 
     @property
     def relative(self) -> str:
-        """``<topic>/<file name>``: how the raw tables name the file."""
-        return f"{self.topic}/{self.path.name}"
+        """``<topic>/<path below the topic folder>``: how the raw tables and
+        the manifest name the file."""
+        return f"{self.topic}/{self.below or self.path.name}"
+
+    @property
+    def compressed(self) -> bool:
+        return self.path.name.endswith(COMPRESSIONS)
 
 
 # Kafka's rule for topic names (its Topic.validate): 1-249 of these, not "." or ".."
@@ -105,13 +142,27 @@ def _parsed_line(line: str) -> object:
         return None
 
 
+def open_binary(path: Path) -> BinaryIO:
+    """A landing file's bytes, decompressed as its name says (``.gz``,
+    ``.zst``: a stream of several members or frames reads as their
+    concatenation, as ``zcat`` does)."""
+    if path.name.endswith(".gz"):
+        return cast(BinaryIO, gzip.open(path, "rb"))
+    if path.name.endswith(".zst"):
+        reader = zstandard.ZstdDecompressor().stream_reader(
+            path.open("rb"), read_across_frames=True, closefd=True
+        )
+        return io.BufferedReader(reader)
+    return path.open("rb")
+
+
 def is_kcat_file(path: Path) -> bool:
     """Whether a landing file is in kcat form: judged by the first of its
     first non-empty lines that is JSON (kcat form if that is a kcat object),
     so a first line cut short, garbled or behind a byte-order mark does not
     turn a kcat file into a plain one."""
     tried = 0
-    with path.open(encoding="utf-8", errors="replace") as handle:
+    with io.TextIOWrapper(open_binary(path), encoding="utf-8", errors="replace") as handle:
         for line in handle:
             if not line.strip(BOM + " \t\r\n"):
                 continue
@@ -124,17 +175,65 @@ def is_kcat_file(path: Path) -> bool:
     return False
 
 
-def jsonl_paths(topic_dir: Path) -> list[Path]:
-    """The ``*.jsonl`` files of one topic folder, sorted by name (a symbolic
-    link that leads out of the folder is not read)."""
-    return sorted(p for p in topic_dir.glob("*.jsonl") if not _outside(p, topic_dir))
+def _stem(name: str) -> str | None:
+    """A value file's name without its extensions (None: not a value file,
+    or a sink's keys or headers file)."""
+    for compression in ("", *COMPRESSIONS):
+        for suffix in VALUE_SUFFIXES:
+            if name.endswith(suffix + compression) and len(name) > len(suffix + compression):
+                stem = name[: -len(suffix + compression)]
+                return None if stem.endswith(COMPANIONS) else stem
+    return None
+
+
+def _hidden(part: str) -> bool:
+    return part.startswith((".", "_", "+"))
+
+
+def landing_paths(topic_dir: Path) -> list[Path]:
+    """The value files anywhere below one topic folder, sorted by their
+    path below it (hidden names, sinks' keys and headers files, and
+    symbolic links that lead out of the folder are not read)."""
+    found = []
+    for path in topic_dir.rglob("*"):
+        below = path.relative_to(topic_dir).parts
+        if any(_hidden(part) for part in below) or _stem(path.name) is None:
+            continue
+        if path.is_file() and not _outside(path, topic_dir):
+            found.append(path)
+    return sorted(found, key=lambda p: p.relative_to(topic_dir).as_posix())
+
+
+def _companion(path: Path, stem: str, kind: str) -> Path | None:
+    """The sink's ``kind`` file (``.keys``, ``.headers``) of a value file."""
+    for compression in ("", *COMPRESSIONS):
+        for suffix in VALUE_SUFFIXES:
+            candidate = path.with_name(stem + kind + suffix + compression)
+            if candidate.is_file() and not _outside(candidate, path.parent):
+                return candidate
+    return None
+
+
+def landing_file(topic_dir: Path, path: Path) -> LandingFile:
+    """One value file of a topic folder: its form, and what its name says."""
+    stem = _stem(path.name) or path.name
+    kcat = is_kcat_file(path)
+    named = None if kcat else _SINK_NAME.match(stem)
+    sink = SinkCoordinates(int(named["partition"]), int(named["offset"])) if named else None
+    return LandingFile(
+        path,
+        topic_dir.name,
+        kcat,
+        path.relative_to(topic_dir).as_posix(),
+        sink,
+        _companion(path, stem, ".keys") if sink else None,
+        _companion(path, stem, ".headers") if sink else None,
+    )
 
 
 def topic_files(topic_dir: Path) -> list[LandingFile]:
-    """The dump files of one topic folder, sorted by name, with their form."""
-    return [
-        LandingFile(path, topic_dir.name, is_kcat_file(path)) for path in jsonl_paths(topic_dir)
-    ]
+    """The dump files of one topic folder, sorted by path, with their form."""
+    return [landing_file(topic_dir, path) for path in landing_paths(topic_dir)]
 
 
 def count_lines(path: Path) -> int:
@@ -144,7 +243,7 @@ def count_lines(path: Path) -> int:
     lines = 0
     last = b""
     previous_cr = False
-    with path.open("rb") as handle:
+    with open_binary(path) as handle:
         for chunk in iter(lambda: handle.read(_CHUNK), b""):
             lines += chunk.count(b"\n") + chunk.count(b"\r") - chunk.count(b"\r\n")
             if previous_cr and chunk.startswith(b"\n"):

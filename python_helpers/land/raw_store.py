@@ -35,6 +35,8 @@ files in chunks, Spark streams them.
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -51,7 +53,8 @@ from python_helpers.land.crash_points import AFTER_RAW_APPEND, crash_point
 from python_helpers.land.landing import (
     LandingFile,
     count_lines,
-    jsonl_paths,
+    landing_paths,
+    open_binary,
     topic_dirs,
     topic_files,
 )
@@ -73,6 +76,8 @@ RAW_COLUMNS = (
     ("landing_line", "bigint"),
     ("landing_error", "string"),
     ("landing_batch", "bigint"),
+    # the record's Kafka headers, in order (kcat -J's, a sink's headers file)
+    ("kafka_headers", "array<struct<key: string, value: string>>"),
 )
 MANIFEST_COLUMNS = (
     ("raw_table", "string"),
@@ -97,6 +102,13 @@ TABLE_PROPERTIES = {
     "write.distribution-mode": "none",
     "write.delete.mode": "merge-on-read",
     "write.parquet.compression-codec": "zstd",
+    # Landed values compress 20:1 (a schema block repeated on every line):
+    # a large plain file, landed by one task, made one 60 MB file of one row
+    # group, which the base model then decoded in one task (300k events:
+    # 54.8 s against 15.5 s for the ceiling's whole job). Row groups and read
+    # splits of 8 MB let a landing's data be decoded in parallel.
+    "write.parquet.row-group-size-bytes": str(8 << 20),
+    "read.split.target-size": str(8 << 20),
 }
 _UNSPLIT = str(1 << 40)  # bytes: larger than any dump, so one task per file
 
@@ -121,6 +133,15 @@ class FilePlan:
     first_offset: int  # plain files: offset of line 0
     size: int
     mtime_ns: int
+    # what Spark reads: the file itself, or its decompressed copy
+    # (``spark_readable``); likewise the sink's keys and headers files
+    read: Path | None = None
+    keys_read: Path | None = None
+    headers_read: Path | None = None
+
+    @property
+    def spark_path(self) -> Path:
+        return self.read or self.file.path
 
 
 @dataclass(frozen=True)
@@ -181,10 +202,36 @@ def read_manifest(engine: SqlEngine) -> dict[str, dict[str, ManifestEntry]]:
     return manifest
 
 
+def _numbered_by_folder(item: LandingFile) -> bool:
+    """Whether a file's offsets are its lines' places across the folder's
+    such files (plain form without a sink's name)."""
+    return not item.is_kcat and item.sink is None
+
+
+def spark_readable(path: Path | None, scratch: Path) -> Path | None:
+    """``path``, or a decompressed copy of it under ``scratch`` where Spark
+    cannot read it as it is: Spark reads ``.gz`` itself, not ``.zst`` (its
+    codec needs Hadoop's native library)."""
+    if path is None or not path.name.endswith(".zst"):
+        return path
+    scratch.mkdir(parents=True, exist_ok=True)
+    copy = scratch / f"{file_digest(path)[:16]}-{path.name[: -len('.zst')]}"
+    if not copy.exists():
+        partial = copy.with_name(copy.name + ".partial")
+        with open_binary(path) as source, partial.open("wb") as target:
+            shutil.copyfileobj(source, target, 1 << 20)
+        partial.replace(copy)
+    return copy
+
+
 def plan_files(
-    files: list[LandingFile], manifest: dict[str, ManifestEntry]
+    files: list[LandingFile], manifest: dict[str, ManifestEntry], scratch: Path | None = None
 ) -> tuple[list[FilePlan], int]:
-    """Which files to read and from which line; returns (plans, unchanged)."""
+    """Which files to read and from which line; returns (plans, unchanged).
+    A compressed file that changed is read whole (a compressed stream cannot
+    be read from a byte on): the records it had already landed are found
+    again and dropped by the duplicate check. Files Spark cannot read as
+    they are get a decompressed copy under ``scratch``."""
     plans: list[FilePlan] = []
     unchanged = 0
     plain_offset = 0
@@ -194,9 +241,9 @@ def plan_files(
         start = 0
         if entry is not None and (entry.size, entry.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
             unchanged += 1
-            plain_offset += entry.lines if not item.is_kcat else 0
+            plain_offset += entry.lines if _numbered_by_folder(item) else 0
             continue
-        grown = entry is not None and stat.st_size > entry.size
+        grown = entry is not None and stat.st_size > entry.size and not item.compressed
         if grown and entry is not None and file_digest(item.path, entry.size) == entry.sha256:
             # the lines after those landed; the last one again when it had no
             # newline yet (a writer was mid-line: it lands whole now, and its
@@ -204,8 +251,20 @@ def plan_files(
             # Re-reading a whole last line made every append a duplicate
             # repair (a merge on the raw table: seconds a cycle, issue 43)
             start = entry.lines if _ends_a_line(item.path, entry.size) else max(entry.lines - 1, 0)
-        plans.append(FilePlan(item, start, plain_offset, stat.st_size, stat.st_mtime_ns))
-        if not item.is_kcat:
+        where = scratch or Path(tempfile.gettempdir()) / "cdc-landing-decompressed"
+        plans.append(
+            FilePlan(
+                item,
+                start,
+                plain_offset,
+                stat.st_size,
+                stat.st_mtime_ns,
+                spark_readable(item.path, where),
+                spark_readable(item.keys, where),
+                spark_readable(item.headers, where),
+            )
+        )
+        if _numbered_by_folder(item):
             plain_offset += count_lines(item.path)
     return plans, unchanged
 
@@ -271,9 +330,10 @@ def landing_fingerprint(landing: Path, known_topics: Iterable[str]) -> dict[str,
     changed next time."""
     files = {}
     for topic_dir in topic_dirs(landing):
-        for path in jsonl_paths(topic_dir):
+        for path in landing_paths(topic_dir):
             stat = path.stat()
-            files[f"{topic_dir.name}/{path.name}"] = [stat.st_size, stat.st_mtime_ns]
+            below = path.relative_to(topic_dir).as_posix()
+            files[f"{topic_dir.name}/{below}"] = [stat.st_size, stat.st_mtime_ns]
     return {
         "landing": str(landing.resolve()),
         "files": files,
@@ -359,11 +419,39 @@ def next_batch_id(manifest: dict[str, dict[str, ManifestEntry]]) -> int:
     return max(time.time_ns() // 1000, last + 1)
 
 
+# the raw tables' columns as of the newest layout: a landing finding raw
+# tables of an older one (the manifest's property says) adds the columns
+# they lack, once
+RAW_LAYOUT_PROPERTY = "cdc.raw-columns"
+
+
 def prepare(engine: SqlEngine) -> None:
-    """Create the landing database and the manifest table."""
+    """Create the landing database and the manifest table; bring raw tables
+    of an older layout to the newest (``RAW_LAYOUT_PROPERTY``)."""
     engine.sql(f"create database if not exists {RAW_SCHEMA}")
-    create_table(engine, f"{RAW_SCHEMA}.{MANIFEST_TABLE}", MANIFEST_COLUMNS)
+    manifest = f"{RAW_SCHEMA}.{MANIFEST_TABLE}"
+    create_table(engine, manifest, MANIFEST_COLUMNS)
     create_table(engine, f"{RAW_SCHEMA}.{DUPLICATES_TABLE}", DUPLICATE_COLUMNS)
+    layout = str(len(RAW_COLUMNS))
+    rows = engine.sql(f"show tblproperties {manifest} ({spark_string(RAW_LAYOUT_PROPERTY)})")
+    if rows and str(rows[0]["value"]) == layout:
+        return
+    for table in sorted(raw_tables(engine)):
+        if not table.startswith("_"):
+            _add_missing_columns(engine, f"{RAW_SCHEMA}.{table}")
+    engine.sql(
+        f"alter table {manifest} set tblproperties"
+        f" ({spark_string(RAW_LAYOUT_PROPERTY)} = {spark_string(layout)})"
+    )
+
+
+def _add_missing_columns(engine: SqlEngine, table: str) -> None:
+    """Add the raw columns a table of an older layout lacks (at the end:
+    older rows read null there)."""
+    present = {str(row["col_name"]) for row in engine.sql(f"describe table {table}")}
+    missing = [(name, kind) for name, kind in RAW_COLUMNS if name not in present]
+    if missing and {"kafka_value", "landing_batch"} <= present:  # a raw table
+        engine.sql(f"alter table {table} add columns ({_ddl(tuple(missing))})")
 
 
 def raw_tables(engine: SqlEngine) -> set[str]:
@@ -379,6 +467,7 @@ def land_all(
     modelled_only: bool = False,
     only: set[str] | None = None,
     clean: frozenset[str] = frozenset(),
+    scratch: Path | None = None,
 ) -> list[LandingReport]:
     """Land every topic folder of ``landing`` as one batch (with
     ``modelled_only``, only those of ``known_topics``, the project's
@@ -387,7 +476,29 @@ def land_all(
     them). Raw tables of ``known_topics`` that the landing has no folder
     for are created empty, so their models build. Topics in ``clean`` had
     files in the last landing, which ran to the end: none of their batches
-    can be uncommitted, so they skip the roll-back check."""
+    can be uncommitted, so they skip the roll-back check. Decompressed
+    copies of files Spark cannot read as they are go to ``scratch`` (a
+    temporary folder by default), removed when the landing ends."""
+    with tempfile.TemporaryDirectory(prefix="cdc-landing-") as temporary:
+        where = scratch or Path(temporary)
+        try:
+            return _land_all(
+                engine, landing, progress, known_topics, modelled_only, only, clean, where
+            )
+        finally:
+            shutil.rmtree(where, ignore_errors=True)
+
+
+def _land_all(
+    engine: SqlEngine,
+    landing: Path,
+    progress: Callable[[str], Any] | None,
+    known_topics: Iterable[str],
+    modelled_only: bool,
+    only: set[str] | None,
+    clean: frozenset[str],
+    scratch: Path,
+) -> list[LandingReport]:
     prepare(engine)
     known = set(known_topics)
     folders = [
@@ -402,7 +513,7 @@ def land_all(
             create_table(engine, f"{RAW_SCHEMA}.{raw_table_name(topic)}", RAW_COLUMNS)
     manifest = read_manifest(engine)
     batch = next_batch_id(manifest)
-    topics = _planned(folders, manifest, {raw_table_name(t): t for t in known})
+    topics = _planned(folders, manifest, {raw_table_name(t): t for t in known}, scratch)
     reports: list[LandingReport] = []
     with ThreadPoolExecutor(max_workers=1) as hasher, one_task_per_file(engine):
         # the topics' batches are committed together (one manifest commit, not
@@ -446,7 +557,10 @@ class _Topic:
 
 
 def _planned(
-    folders: list[Path], manifest: dict[str, dict[str, ManifestEntry]], tables: dict[str, str]
+    folders: list[Path],
+    manifest: dict[str, dict[str, ManifestEntry]],
+    tables: dict[str, str],
+    scratch: Path,
 ) -> list[_Topic]:
     """Each folder's files to read; two folders on one raw table refused."""
     topics = []
@@ -459,7 +573,7 @@ def _planned(
                 f"same raw table {table!r}; rename one folder"
             )
         entries = manifest.get(table, {})
-        plans, unchanged = plan_files(topic_files(folder), entries)
+        plans, unchanged = plan_files(topic_files(folder), entries, scratch / table)
         topics.append(_Topic(folder, table, entries, plans, unchanged, time.monotonic() - started))
     return topics
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from python_helpers import connectors
+from python_helpers.connectors import flattened
 from python_helpers.connectors.mongodb import KEY_FIELD, envelope_schema
 from python_helpers.digest import file_digest
 from python_helpers.land.landing import (
@@ -33,7 +34,7 @@ from python_helpers.project.project_check import check_project
 from python_helpers.project.scaffold import scaffold_all
 from python_helpers.project.topic_properties import history_unsupported, topic_layers
 from python_helpers.schema.column_names import ColumnNameError, spark_key, spark_names
-from python_helpers.schema.connect_schema import ConnectSchema, SchemaError, parse_schema
+from python_helpers.schema.connect_schema import ConnectSchema, SchemaError, parse_schema, to_block
 from python_helpers.schema.metadata_topics import CHANGES, METADATA_CONNECTOR, metadata_schema
 from python_helpers.schema.schema_evolution import POLICIES, QUARANTINE, version_raw_columns
 from python_helpers.schema.spark_types import (
@@ -44,7 +45,7 @@ from python_helpers.schema.spark_types import (
 from python_helpers.spec import column_settings, declarations, spec_files, topics
 from python_helpers.spec.declarations import Declared
 from python_helpers.spec.generate import SpecError, TopicSpec, decimal_scales, row_schema
-from python_helpers.spec.topic_schema import TopicSchemas, scan_file
+from python_helpers.spec.topic_schema import TopicSchemas, scan_file, scan_keys
 
 STATE_FILE = "sync-state.json"
 _HEAD = 1 << 16
@@ -300,10 +301,14 @@ class ScanState:
         """Byte offset to resume ``item`` at, or None when nothing is new."""
         stat = item.path.stat()
         known = self.files.get(str(item.path.resolve()))
-        if known is None or stat.st_size < known["scanned"]:
+        if known is None:
             return 0
         if (known["size"], known["mtime_ns"]) == (stat.st_size, stat.st_mtime_ns):
             return None
+        if item.compressed:
+            return 0  # a compressed file that changed is scanned whole
+        if stat.st_size < known["scanned"]:
+            return 0
         if _head_digest(item.path, known["scanned"]) != known["head"]:
             return 0
         return int(known["scanned"])
@@ -349,6 +354,8 @@ def collect_topic(
             continue
         new = True
         end = scan_file(item.path, item.is_kcat, collected, start)
+        if item.keys is not None:
+            scan_keys(item.keys, collected)
         scanned += end - start
         state.scanned(item, end)
     state.seen[topic_dir.name] = sorted(collected.seen)
@@ -397,11 +404,20 @@ def spec_for_topic(
         return None, NO_SCHEMA_HELP.format(
             events=collected.events, folder=topic_dir, declaration=config.origin
         )
-    connector = collected.connector or connector
+    connector = collected.connector or connector or config.settings.get("connector")
     if not connector:
-        return None, "no event names its connector (payload.source.connector)"
-    if (problem := connectors.unsupported(connector)) is not None:
+        return None, (
+            "no event names its connector (payload.source.connector); a topic of"
+            " ExtractNewRecordState rows without __ metadata fields declares"
+            " `connector: flattened`"
+        )
+    if (problem := connectors.unsupported(str(connector))) is not None:
         return None, f"{problem}: no models, its records are not landed"
+    connector = str(connector)
+    layout = connectors.lookup(connector).envelope
+    if layout == flattened.CONNECTOR.envelope and value_schema.field_named("after") is None:
+        # declared `connector: flattened`, its rows without metadata fields
+        value_schema = parse_schema(flattened.as_envelope(to_block(value_schema)))
     collected.value_schema, collected.key_schema = value_schema, key_schema
     spec = TopicSpec(
         topic=topic_dir.name,

@@ -83,6 +83,7 @@ def land(args: argparse.Namespace) -> tuple[int, list[Any]]:
         bool(known),
         changed,
         clean,
+        state / "landing-scratch",
     )
     from python_helpers.engine.freshness import remember
 

@@ -34,6 +34,7 @@ SETTINGS = (
     "model_name",
     "history",
     "schema_from",
+    "connector",
     "decimal_format",
     "schema_changes",
     "max_value_bytes",

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from python_helpers import connectors
-from python_helpers.connectors import mongodb
+from python_helpers.connectors import flattened, mongodb
 from python_helpers.escaping import spark_identifier
 from python_helpers.schema.connect_schema import (
     ConnectField,
@@ -36,8 +36,12 @@ ROW_IMAGE_FIELDS = ("before", "after", "data")
 # cast where it is used, because connectors and documents disagree on
 # whether e.g. event_serial_no or total_order is a JSON number or a string.
 STRICT_FIELDS = (*ROW_IMAGE_FIELDS, "unique")
-# The envelope layouts sync understands (see envelope_kind).
-ENVELOPES = ("debezium", "cdl_json", "cdl_debezium", "mongodb")
+# The envelope layouts sync understands (see envelope_kind; a connector can
+# fix its own: connectors.Connector.envelope).
+ENVELOPES = ("debezium", "cdl_json", "cdl_debezium", "mongodb", "flattened")
+# ExtractNewRecordState rows read as the Debezium envelope
+# (cdc_normalize__flattened): their fields.
+FLATTENED_ENVELOPE = ("before", "after", "source", "op", "ts_ms")
 # CDL JSON 1.0 read as the Debezium envelope: its source block.
 CDL_JSON_SOURCE = {
     "connector": "string",
@@ -258,6 +262,8 @@ def _source_types(envelope: ConnectSchema, kind: str) -> dict[str, str]:
     """The declared Spark type of each source field, as staged."""
     if kind == "cdl_json":
         return dict(CDL_JSON_SOURCE)
+    if kind == "flattened":
+        return dict(flattened.SOURCE_TYPES)
     source = envelope.field_named("source")
     if source is None or source.schema.type != "struct":
         return {}
@@ -268,6 +274,8 @@ def _envelope_fields(envelope: ConnectSchema, kind: str) -> list[str]:
     """The envelope's fields as the macros see them (CDL JSON 1.0 read as
     the Debezium envelope)."""
     names = [f.name for f in envelope.fields]
+    if kind == "flattened":
+        return list(FLATTENED_ENVELOPE)
     if kind != "cdl_json":
         return names
     return ["before", "after", "source", "op"] + [n for n in CDL_EXTRA_FIELDS if n in names]
@@ -282,10 +290,23 @@ def render_spec(spec: TopicSpec) -> dict[str, Any]:
     return renderer(spec)
 
 
+def flattened_value(envelope: ConnectSchema) -> ConnectSchema:
+    """The value of a flattened topic as from_json reads it: the row's
+    columns, then every metadata field the staging can read (as text)."""
+    row = row_schema(envelope)
+    text = ConnectSchema("string", optional=True)
+    kept = tuple(ConnectField(name, text) for name in flattened.metadata_names())
+    return replace(row, fields=row.fields + kept)
+
+
 def _render_row_spec(spec: TopicSpec) -> dict[str, Any]:
     """The spec of a topic of row images."""
-    envelope = envelope_for_parsing(spec.value_schema)
-    kind = envelope_kind(spec.value_schema)
+    kind = connectors.lookup(spec.connector).envelope or envelope_kind(spec.value_schema)
+    envelope = (
+        flattened_value(spec.value_schema)
+        if kind == "flattened"
+        else envelope_for_parsing(spec.value_schema)
+    )
     source_types = _source_types(spec.value_schema, kind)
     return {
         "connector": spec.connector,
@@ -305,7 +326,7 @@ def _render_row_spec(spec: TopicSpec) -> dict[str, Any]:
         "key_schema": _compact(to_block(spec.key_schema)) if spec.key_schema else None,
         "schema_fingerprints": sorted(spec.schema_fingerprints),
         "decimal_format": spec.decimal_format,
-    } | _evolution_spec(spec)
+    } | ({"tombstone_deletes": True} if kind == "flattened" else {}) | _evolution_spec(spec)
 
 
 def _column_spec(spec: TopicSpec, item: ConnectField) -> dict[str, Any]:

@@ -21,7 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from python_helpers import connectors
+from python_helpers.connectors import flattened
 from python_helpers.connectors.mongodb import observe
+from python_helpers.land.landing import open_binary
 from python_helpers.schema.connect_schema import (
     ConnectSchema,
     SchemaError,
@@ -98,9 +100,13 @@ class TopicSchemas:
         """Merge the schema block and source facts of one parsed value
         (``fingerprint``: of its schema block's text, when known)."""
         schema = value.get("schema") if "payload" in value else None
+        payload = value.get("payload") if "payload" in value else value
+        if isinstance(payload, dict) and flattened.recognises(payload):
+            self.connector = self.connector or flattened.CONNECTOR.name
+            if isinstance(schema, dict):
+                schema = flattened.as_envelope(schema)
         if isinstance(schema, dict) and not self._add_version(schema, fingerprint):
             return
-        payload = value.get("payload") if "payload" in value else value
         if not isinstance(payload, dict):
             return
         kind = kind_of(payload)
@@ -266,15 +272,32 @@ class _Scanner:
         if cut is None or self._new_schema(cut, False) or self._documents():
             self._value(stripped, None)
 
+    def key(self, line: bytes) -> None:
+        """One line of a sink's keys file: a key as the JsonConverter wrote it."""
+        stripped = line.strip()
+        cut = _cut(stripped, 0, _PLAIN) if stripped else None
+        if cut is not None and self._new("k", cut):
+            self._value(None, stripped)
+
+
+def scan_keys(path: Path, result: TopicSchemas) -> None:
+    """Scan a sink's keys file for the key schema blocks it holds."""
+    scanner = _Scanner(result)
+    with open_binary(path) as handle:
+        for line in handle:
+            scanner.key(line)
+
 
 def scan_file(path: Path, is_kcat: bool, result: TopicSchemas, start: int = 0) -> int:
-    """Scan one file from byte ``start``; returns the offset after its last
-    complete line (where a later scan resumes)."""
+    """Scan one file from byte ``start`` (of its decompressed bytes, if it
+    is compressed); returns the offset after its last complete line (where
+    a later scan resumes)."""
     scanner = _Scanner(result)
     handle_line = scanner.kcat if is_kcat else scanner.plain
     position = start
-    with path.open("rb") as handle:
-        handle.seek(start)
+    with open_binary(path) as handle:
+        if start:
+            handle.seek(start)  # never for a compressed file (it is read whole)
         for line in handle:
             result.events += 1
             handle_line(line)

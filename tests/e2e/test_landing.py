@@ -170,7 +170,7 @@ def test_an_uncommitted_batch_is_rolled_back_and_landed_again(fresh: Any, tmp_pa
     fresh.sql(
         f"insert into {RAW_SCHEMA}.t select kafka_topic, kafka_partition, kafka_offset + 10,"
         " kafka_timestamp_ms, kafka_key, kafka_value, landing_file, landing_line,"
-        f" landing_error, landing_batch + 1 from {RAW_SCHEMA}.t"
+        f" landing_error, landing_batch + 1, kafka_headers from {RAW_SCHEMA}.t"
     )
     _write(tmp_path / "t" / "b.jsonl", [_kcat(2, "{}")])
     assert land_all(SessionEngine(fresh), tmp_path)[0].rolled_back == 1
@@ -275,7 +275,8 @@ def test_many_topics_are_checked_together_each_on_its_own_records(
     fresh.sql(
         f"insert into {RAW_SCHEMA}.{topics[-1]} select kafka_topic, kafka_partition,"
         " kafka_offset + 10, kafka_timestamp_ms, kafka_key, kafka_value, landing_file,"
-        f" landing_line, landing_error, landing_batch + 1 from {RAW_SCHEMA}.{topics[-1]}"
+        " landing_line, landing_error, landing_batch + 1, kafka_headers"
+        f" from {RAW_SCHEMA}.{topics[-1]}"
     )
     reports = {r.topic: r for r in land_all(SessionEngine(fresh), tmp_path / "l2")}
     for number, topic in enumerate(topics):

@@ -37,16 +37,21 @@ def record(
     *,
     tstype: bool = True,
     broker: bool = True,
+    headers: list[str | None] | dict[str, list[str | None]] | None = None,
 ) -> dict[str, Any]:
     """One `kcat -J` record; ``key`` and ``payload`` as the message's text
     (``tstype``/``broker``: whether the line carries kcat's timestamp type
-    and broker id; the landing reads neither)."""
+    and broker id; the landing reads neither). ``headers`` as kcat prints
+    them: a list of name, value, name, value… (its default), or a map of
+    name to values; kcat leaves the field out for a record without any."""
     line: dict[str, Any] = {"topic": topic, "partition": partition, "offset": offset}
     if tstype:
         line["tstype"] = "create"
     line["ts"] = ts
     if broker:
         line["broker"] = 1
+    if headers is not None:
+        line["headers"] = headers
     return line | {"key": key, "payload": payload}
 
 

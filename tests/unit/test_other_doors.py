@@ -13,7 +13,7 @@ from hostile_names import hostile_topic
 from kcat import field
 
 from python_helpers.engine.watch_endpoint import check_bind, is_loopback
-from python_helpers.land.landing import jsonl_paths, refused_dirs, topic_dirs, topic_name_problem
+from python_helpers.land.landing import landing_paths, refused_dirs, topic_dirs, topic_name_problem
 from python_helpers.project.sync import sync
 from python_helpers.spec.declarations import DeclarationError, declared
 
@@ -31,7 +31,7 @@ def test_only_kafka_topic_names_inside_the_landing_are_landed(tmp_path: Path) ->
     refused = refused_dirs(landing)
     assert sorted(refused) == sorted(["bad topic", "x" * 250, "ünï", "a;b", "escape"])
     assert "symbolic link out of the landing" in refused["escape"]
-    assert [p.name for p in jsonl_paths(landing / "shop.public.orders")] == ["a.jsonl"]
+    assert [p.name for p in landing_paths(landing / "shop.public.orders")] == ["a.jsonl"]
     for name in (".", "..", "", "a/b"):
         assert topic_name_problem(name) is not None
     assert topic_name_problem("x" * 249) is None

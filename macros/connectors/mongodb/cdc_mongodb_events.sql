@@ -88,6 +88,8 @@
                         landed.*,
                         {{ _cdc_parse_value('landed.kafka_value', spec.value_type)
                             | indent(24) }} as _message,
+                        {{ _cdc_repeated_envelope_fields('landed.kafka_value') | indent(24) }}
+                            as _cdc_repeated_fields,
                         from_json(
                             landed.kafka_key, {{ cdc_string(_cdc_wrapper_type(spec.key_type, false)) }}
                         ) as _key_message

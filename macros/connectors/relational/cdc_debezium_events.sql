@@ -49,8 +49,8 @@
         select
             rowed.*,
             case
-                {{ _cdc_record_reasons('rowed', _cdc_version_reasons(spec, 'rowed'))
-                    | indent(12) }}
+                {{ _cdc_record_reasons('rowed', _cdc_version_reasons(spec, 'rowed'),
+                    spec.tombstone_deletes) | indent(12) }}
                 {%- for column in _cdc_wire_text_columns(spec) %}
                 when not {{ _cdc_wire_text_ok('rowed._row.' ~ cdc_ident(column.name), column) }}
                     then 'type_mismatch'
@@ -154,7 +154,8 @@
             from (
                 select
                     unwrapped.*,
-                    {{ cdc_normalize_envelope(spec, 'unwrapped._raw_event') }} as _event
+                    {{ cdc_normalize_envelope(spec, 'unwrapped._raw_event', 'unwrapped') }}
+                        as _event
                 from (
                     select
                         parsed.*,
@@ -168,7 +169,12 @@
                         select
                             landed.*,
                             {{ _cdc_parse_value('landed.kafka_value', spec.value_type)
-                                | indent(24) }} as _message
+                                | indent(24) }} as _message,
+                            {{ _cdc_repeated_envelope_fields('landed.kafka_value') | indent(24) }}
+                                as _cdc_repeated_fields
+                            {%- if spec.tombstone_deletes %},
+                            {{ 'prior.source' if is_incremental() else 'null' }} as _cdc_prior_source
+                            {%- endif %}
                             {%- if spec.schema_fingerprints %},
                             {{ cdc_schema_fingerprint('landed.kafka_value') }} as _schema_fingerprint
                             {%- endif %}
@@ -178,6 +184,10 @@
                             ) as _key_message
                             {%- endif %}
                         from {{ _cdc_landed_records(relation, spec) }} as landed
+                        {%- if spec.tombstone_deletes and is_incremental() %}
+                        left join {{ cdc_flattened_prior_source(spec, relation) | indent(24) }}
+                            as prior on prior.prior_key = landed.kafka_key
+                        {%- endif %}
                     ) as parsed
                 ) as unwrapped
             ) as normalized

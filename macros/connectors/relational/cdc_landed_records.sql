@@ -30,6 +30,7 @@
                 (select max(landing_batch) from {{ relation }}),
                 (select max(_landing_batch) from {{ this }})
             ) + 1 as landing_batch,
+            replayed._kafka_header_list as kafka_headers,
             unix_micros(replayed._landed_at) as _cdc_landed_micros
         from {{ this }} as replayed
         where replayed._quarantine_reason = 'schema_not_covered'

@@ -9,14 +9,26 @@
     TABLE_NAME -> source.table, TIMESTAMP -> source.ts_ms, the
     transaction.properties pairs lsn / txId -> source.lsn / source.txId,
     OPERATION INSERT/UPDATE/DELETE -> op c/u/d (any other value stays as it
-    is and is quarantined as an unsupported op).
+    is and is quarantined as an unsupported op). Flattened topics
+    (ExtractNewRecordState): cdc_normalize__flattened.
 -#}
-{% macro cdc_normalize_envelope(spec, event) %}
-    {{- return(adapter.dispatch('cdc_normalize_envelope', 'cdc')(spec, event)) -}}
+{% macro cdc_normalize_envelope(spec, event, record=none) %}
+    {{- return(adapter.dispatch('cdc_normalize_envelope', 'cdc')(spec, event, record)) -}}
 {% endmacro %}
 
-{% macro default__cdc_normalize_envelope(spec, event) -%}
-    {%- if spec.envelope == 'cdl_json' -%}
+{#- A layout of its own has the macro `cdc_normalize__<envelope>(spec,
+    event, record)` (`record`: the landed record's alias, for layouts that
+    read its Kafka columns); the Debezium layouts are read as they are. -#}
+{% macro default__cdc_normalize_envelope(spec, event, record=none) -%}
+    {%- set by_layout = context.get('cdc_normalize__' ~ spec.envelope) -%}
+    {%- if by_layout is not none -%}
+    {{ by_layout(spec, event, record) }}
+    {%- else -%}
+    {{ event }}
+    {%- endif -%}
+{%- endmacro %}
+
+{% macro cdc_normalize__cdl_json(spec, event, record=none) -%}
     if({{ event }} is null, null, named_struct(
         'before', {{ event }}.before,
         'after', {{ event }}.data,
@@ -38,9 +50,6 @@
         {{ cdc_string(name) }}, {{ event }}.{{ cdc_ident(name) }}
         {%- endfor %}
     ))
-    {%- else -%}
-    {{ event }}
-    {%- endif -%}
 {%- endmacro %}
 
 {#- The bigint value of the name/value pair called `name` in a CDL

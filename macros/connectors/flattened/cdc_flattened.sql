@@ -1,0 +1,113 @@
+{#- ExtractNewRecordState rows (python_helpers/connectors/flattened.py) read
+    as the Debezium envelope the relational models stage: the row is
+    `after`, or `before` for a delete (a row with `__deleted` = 'true' or
+    `__op` = 'd', or a tombstone: its key comes from the Kafka key); `op`
+    is the kept `__op`, else 'd' for a delete and 'u' (a row's state after
+    some change) otherwise; `source` holds the metadata the SMT kept, read
+    from the value's fields, else from the record's headers (`add.headers`:
+    the same names). A tombstone carries no metadata: its `source` is that
+    of the newest earlier record of its key, in its batch (`record` ordered
+    by partition and offset) or else in the base model's earlier batches
+    (`record._cdc_prior_source`, cdc_flattened_prior_source), so it sorts
+    right after that record and before any later one. -#}
+{% macro cdc_normalize__flattened(spec, event, record) -%}
+    {%- set headers = cdc_header_map(record ~ '.kafka_headers') -%}
+    {%- set tombstone = record ~ '.kafka_value is null' -%}
+    {%- set deleted -%}
+        ({{ tombstone }}
+            or coalesce(lower({{ _cdc_flat_meta(event, headers, ['deleted']) }}) = 'true', false)
+            or coalesce({{ _cdc_flat_meta(event, headers, ['op']) }} = 'd', false))
+    {%- endset -%}
+    {%- set row -%}
+        named_struct(
+            {%- for column in spec.columns %}
+            {{ cdc_string(column.source_name or column.name) }},
+            {{ event }}.{{ cdc_ident(column.source_name or column.name) }}{{ "," if not loop.last }}
+            {%- endfor %}
+        )
+    {%- endset -%}
+    {%- set kept = _cdc_flat_source(spec, event, headers) -%}
+    if({{ event }} is null and not {{ tombstone }}, null, named_struct(
+        'before', if({{ deleted }} and not {{ tombstone }}, {{ row }}, null),
+        'after', if({{ deleted }}, null, {{ row }}),
+        'source', if({{ tombstone }}, coalesce(
+            last_value(if({{ tombstone }}, null, {{ kept }}), true) over (
+                partition by {{ record }}.kafka_key
+                order by {{ record }}.kafka_partition, {{ record }}.kafka_offset
+                rows between unbounded preceding and 1 preceding
+            ),
+            {{ record }}._cdc_prior_source
+        ), {{ kept }}),
+        'op', if({{ deleted }}, 'd', coalesce({{ _cdc_flat_meta(event, headers, ['op']) }}, 'u')),
+        'ts_ms', {{ _cdc_flat_meta(event, headers, ['ts_ms']) }}
+    ))
+{%- endmacro %}
+
+{#- The kept metadata of one record as the envelope's source struct (every
+    field of the flattened connector's source, null where not kept; a
+    snapshot read kept only as `__op` = 'r' counts as a snapshot). -#}
+{% macro _cdc_flat_source(spec, event, headers) -%}
+    named_struct(
+        {%- for name, kind in spec.source_types.items() %}
+        {%- set names = ['source_' ~ name] if name in ('ts_ms',) else [name, 'source_' ~ name] %}
+        {{ cdc_string(name) }},
+        {%- if name == 'snapshot' %}
+        coalesce({{ _cdc_flat_meta(event, headers, names) }},
+            if({{ _cdc_flat_meta(event, headers, ['op']) }} = 'r', 'true', null))
+        {%- else %}
+        cast({{ _cdc_flat_meta(event, headers, names) }} as {{ kind }})
+        {%- endif %}{{ "," if not loop.last }}
+        {%- endfor %}
+    )
+{%- endmacro %}
+
+{#- The first of the metadata `names` (without the SMT's `__` prefix) the
+    record kept: as a field of its value, else as a header. Text. -#}
+{% macro _cdc_flat_meta(event, headers, names) -%}
+    coalesce(
+        {%- for name in names %}
+        {{ event }}.{{ cdc_ident('__' ~ name) }},
+        {%- endfor %}
+        {%- for name in names %}
+        try_element_at({{ headers }}, {{ cdc_string('__' ~ name) }}){{ "," if not loop.last }}
+        {%- endfor %}
+    )
+{%- endmacro %}
+
+{#- The flattened connector's part of cdc_source_position: whichever source
+    position its connector has and the SMT kept — PostgreSQL's lsn, MySQL's
+    binlog file number, pos and row, SQL Server's commit_lsn, change_lsn and
+    event_serial_no — the others -1 (one connector writes a topic, so they
+    are -1 on every record alike). None kept: the Kafka offset alone orders
+    (docs/guarantees.md says what can then go wrong). -#}
+{% macro cdc_position__flattened(fields, source) -%}
+    {%- set parts = [source ~ '.lsn'] -%}
+    {%- do parts.extend(cdc_position__mysql(fields, source)) -%}
+    {%- do parts.extend(cdc_position__sqlserver(fields, source)) -%}
+    {{- return(parts) -}}
+{%- endmacro %}
+
+{#- The newest record of each key a batch's tombstones name, in the base
+    model's earlier batches: its source struct (`source`), by the landed
+    Kafka key (`prior_key`). Only on an incremental run of a topic whose
+    tombstones are deletes; reads the base model's key, offset and source
+    columns of those keys only. -#}
+{% macro cdc_flattened_prior_source(spec, relation) -%}
+    (
+        select
+            prior._kafka_key as prior_key,
+            max_by(named_struct(
+                {%- for name in spec.source_types %}
+                {{ cdc_string(name) }}, prior.{{ cdc_source_column_name(name) }}{{ "," if not loop.last }}
+                {%- endfor %}
+            ), prior._kafka_offset) as source
+        from {{ this }} as prior
+        where prior._quarantine_reason is null
+            and prior._kafka_key in (
+                select landed.kafka_key from {{ relation }} as landed
+                where {{ cdc_new_batches_filter('landed.landing_batch') }}
+                    and landed.kafka_value is null
+            )
+        group by prior._kafka_key
+    )
+{%- endmacro %}
