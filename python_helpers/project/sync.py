@@ -372,6 +372,9 @@ def spec_for_topic(
     """The spec of what was collected of one topic, or ``(None, reason)``.
     A topic without schema blocks uses the schema its declaration or folder
     gives (see NO_SCHEMA_HELP), resolved against ``specs``."""
+    declared = config.settings.get("connector")
+    if declared is not None and connectors.shape_of(str(declared)) == connectors.ROWS:
+        collected.kind = CHANGES  # a declared row topic (its rows may look like metadata)
     if collected.kind != CHANGES:
         spec = TopicSpec(
             topic=topic_dir.name,

@@ -101,7 +101,10 @@ class TopicSchemas:
         (``fingerprint``: of its schema block's text, when known)."""
         schema = value.get("schema") if "payload" in value else None
         payload = value.get("payload") if "payload" in value else value
-        if isinstance(payload, dict) and flattened.recognises(payload):
+        flat = isinstance(payload, dict) and flattened.recognises(payload)
+        if flat:
+            # a row with the SMT's metadata: never a metadata topic's event,
+            # whatever its columns are called (a row with `id` and `status`)
             self.connector = self.connector or flattened.CONNECTOR.name
             if isinstance(schema, dict):
                 schema = flattened.as_envelope(schema)
@@ -109,7 +112,7 @@ class TopicSchemas:
             return
         if not isinstance(payload, dict):
             return
-        kind = kind_of(payload)
+        kind = CHANGES if flat else kind_of(payload)
         if kind != CHANGES:
             self.kind = kind
             if isinstance(payload.get("source"), dict):

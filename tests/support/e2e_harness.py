@@ -24,6 +24,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import flattened_smt
 import property_histories as prop
 import property_transactions as proptx
 from fixtures.samples_snapshots import STOCK_NOTIFICATIONS as STOCK_PREFIXES
@@ -316,8 +317,25 @@ CONNECTOR_TABLES = [
     HEARTBEATS_CDL_V1,
     RAW_CDL_V1,
 ]
+# flattened topics (ExtractNewRecordState, issue 44): their landing files,
+# and their current-state and staging views
+FLATTENED_FILES = {
+    topic: SAMPLE_LANDING / topic / name
+    for topic, name in (
+        (flattened_smt.PG_TOPIC, flattened_smt.PG_FILE),
+        (flattened_smt.MYSQL_TOPIC, flattened_smt.MYSQL_FILE),
+    )
+}
+FLATTENED = {
+    topic: f"cdc_current.flattened__{topic.replace('.', '_')}" for topic in FLATTENED_FILES
+}
+STG_FLATTENED = {
+    topic: f"cdc_staging.stg_flattened__{topic.replace('.', '_')}" for topic in FLATTENED_FILES
+}
 ALL_TABLES = [
     *CONNECTOR_TABLES,
+    *FLATTENED.values(),
+    *STG_FLATTENED.values(),
     "cdc_landing._run_metrics",
     COUPONS,
     DOCS,
@@ -498,6 +516,8 @@ FIRST_RUN_LINES = {
     # reported complete before its reads land (second build)
     **{path: 8 for path in STOCK_NOTIFICATIONS.values()},
     STOCK_FILTERED_FILE: 4,
+    # a delete (tombstone) in the second build of a key the first created
+    **{FLATTENED_FILES[topic]: lines for topic, lines in flattened_smt.FIRST_LINES.items()},
     **{
         bank_file(topic): BANK_FIRST_LINES[topic.rsplit(".", 1)[-1]]
         for prefix, topics in BANK_TOPICS.values()

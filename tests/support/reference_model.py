@@ -121,6 +121,48 @@ def position(event: dict[str, Any]) -> tuple[int, ...]:
     return (source["lsn"], event["_offset"])
 
 
+def _flattened_position(meta: dict[str, Any]) -> tuple[int, ...]:
+    """The source position an ExtractNewRecordState record kept (fields or
+    headers, with the SMT's `__` prefix): lsn, or binlog file, pos, row."""
+    if "__lsn" in meta:
+        return (int(meta["__lsn"]),)
+    if "__file" in meta:
+        binlog = re.search(r"([0-9]+)$", meta["__file"])
+        return (int(binlog.group(1)) if binlog else -1, int(meta["__pos"]), int(meta["__row"]))
+    return ()
+
+
+def flattened_changes(path: Path) -> list[dict[str, Any]]:
+    """The changes a kcat file of an ExtractNewRecordState topic stands for,
+    read as the SMT documents its output: a row (`__deleted` "true" or
+    `__op` "d": a delete of it), its `__` metadata from its fields or its
+    headers; a tombstone deletes its Kafka key, ordered right after the key's
+    previous record (its position, its own offset)."""
+    changes = []
+    last: dict[str, tuple[int, ...]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        key_text = record["key"]
+        listed = record.get("headers") or []
+        meta = dict(zip(listed[::2], listed[1::2], strict=True))
+        offset = record["offset"]
+        if record["payload"] is None:
+            key = json.loads(key_text)["payload"]
+            changes.append({"op": "d", "before": key, "_position": (*last[key_text], offset)})
+            continue
+        value = json.loads(record["payload"])
+        payload = value["payload"] if "schema" in value else value
+        meta |= {k: v for k, v in payload.items() if k.startswith("__")}
+        row = {k: v for k, v in payload.items() if not k.startswith("__")}
+        last[key_text] = _flattened_position(meta)
+        position = (*last[key_text], offset)
+        if meta.get("__deleted") == "true" or meta.get("__op") == "d":
+            changes.append({"op": "d", "before": row, "_position": position})
+        else:
+            changes.append({"op": meta.get("__op", "u"), "after": row, "_position": position})
+    return changes
+
+
 SNAPSHOT_STARTS = {"first", "first_in_data_collection"}
 SNAPSHOT_ENDS = {"last", "last_in_data_collection"}
 
