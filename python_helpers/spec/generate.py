@@ -308,25 +308,29 @@ def _render_row_spec(spec: TopicSpec) -> dict[str, Any]:
         else envelope_for_parsing(spec.value_schema)
     )
     source_types = _source_types(spec.value_schema, kind)
-    return {
-        "connector": spec.connector,
-        "envelope": kind,
-        "source_table": spec.source_table,
-        "primary_key": list(spec.primary_key),
-        "value_type": raw_type(envelope),
-        "key_type": raw_type(spec.key_schema) if spec.key_schema else None,
-        "key_fields": [f.name for f in spec.key_schema.fields] if spec.key_schema else [],
-        "parse_fields": [f.name for f in envelope.fields],
-        "envelope_fields": _envelope_fields(envelope, kind),
-        "source_fields": list(source_types),
-        "source_types": source_types,
-        "columns": [_column_spec(spec, f) for f in row_schema(spec.value_schema).fields],
-        **_mapped_row(spec),
-        "value_schema": _compact(to_block(spec.value_schema)),
-        "key_schema": _compact(to_block(spec.key_schema)) if spec.key_schema else None,
-        "schema_fingerprints": sorted(spec.schema_fingerprints),
-        "decimal_format": spec.decimal_format,
-    } | ({"tombstone_deletes": True} if kind == "flattened" else {}) | _evolution_spec(spec)
+    return (
+        {
+            "connector": spec.connector,
+            "envelope": kind,
+            "source_table": spec.source_table,
+            "primary_key": list(spec.primary_key),
+            "value_type": raw_type(envelope),
+            "key_type": raw_type(spec.key_schema) if spec.key_schema else None,
+            "key_fields": [f.name for f in spec.key_schema.fields] if spec.key_schema else [],
+            "parse_fields": [f.name for f in envelope.fields],
+            "envelope_fields": _envelope_fields(envelope, kind),
+            "source_fields": list(source_types),
+            "source_types": source_types,
+            "columns": [_column_spec(spec, f) for f in row_schema(spec.value_schema).fields],
+            **_mapped_row(spec),
+            "value_schema": _compact(to_block(spec.value_schema)),
+            "key_schema": _compact(to_block(spec.key_schema)) if spec.key_schema else None,
+            "schema_fingerprints": sorted(spec.schema_fingerprints),
+            "decimal_format": spec.decimal_format,
+        }
+        | ({"tombstone_deletes": True} if kind == "flattened" else {})
+        | _evolution_spec(spec)
+    )
 
 
 def _column_spec(spec: TopicSpec, item: ConnectField) -> dict[str, Any]:
