@@ -5,7 +5,8 @@ Contract (docs/landing.md): one sub-folder per topic; its files are found
 anywhere below it (a sink's ``partition=<p>/`` or ``year=/month=/`` folders),
 named ``*.jsonl`` or ``*.json``, each possibly compressed (``.gz``, ``.zst``);
 names and folders starting with ``.``, ``_`` or ``+`` (temporary files, a
-sink's ``+tmp``, ``_SUCCESS``) are not read. A file is either
+sink's ``+tmp``, ``_SUCCESS``) are not read, nor the folder's own
+``value-schema.json`` (a schemaless topic's schema). A file is either
 
 * **kcat form**: every line is the JSON object ``kcat -C -J`` prints, with
   ``topic``, ``partition``, ``offset``, ``ts`` (ms), ``key`` and ``payload``
@@ -49,6 +50,8 @@ VALUE_SUFFIXES = (".jsonl", ".json")
 COMPANIONS = (".keys", ".headers")
 _SINK_NAME = re.compile(r"(?P<topic>.+)\+(?P<partition>[0-9]{1,9})\+(?P<offset>[0-9]{1,19})\Z")
 TOPIC_CONFIG_FILE = "topic.yml"
+# a schemaless topic's value schema, beside its dumps: a setting, never data
+VALUE_SCHEMA_FILE = "value-schema.json"
 BOM = "\ufeff"
 # how many non-empty lines may fail to parse before a file's form is judged
 # plain: every line of a kcat file is a kcat object, so the first that
@@ -198,6 +201,8 @@ def landing_paths(topic_dir: Path) -> list[Path]:
     for path in topic_dir.rglob("*"):
         below = path.relative_to(topic_dir).parts
         if any(_hidden(part) for part in below) or _stem(path.name) is None:
+            continue
+        if below == (VALUE_SCHEMA_FILE,):
             continue
         if path.is_file() and not _outside(path, topic_dir):
             found.append(path)

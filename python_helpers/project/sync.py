@@ -23,6 +23,7 @@ from python_helpers.connectors import flattened
 from python_helpers.connectors.mongodb import KEY_FIELD, envelope_schema
 from python_helpers.digest import file_digest
 from python_helpers.land.landing import (
+    VALUE_SCHEMA_FILE,
     LandingFile,
     refused_dirs,
     topic_dirs,
@@ -84,7 +85,6 @@ class SyncResult:
     files_unchanged: int = 0
 
 
-VALUE_SCHEMA_FILE = "value-schema.json"
 
 
 def _configured_key(config: dict[str, Any]) -> tuple[str, ...]:

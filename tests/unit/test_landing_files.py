@@ -76,10 +76,15 @@ def test_a_kcat_dump_named_like_a_sink_file_keeps_its_own_coordinates(tmp_path: 
 
 
 def test_landing_paths_leave_out_hidden_names_anywhere(tmp_path: Path) -> None:
+    """...and the topic's own value-schema.json (a schemaless topic's
+    schema, a setting: landed, its lines were quarantined as records)."""
+    _put(tmp_path / "t" / "value-schema.json", b'{\n"type": "struct"\n}\n')
+    _put(tmp_path / "t" / "sub" / "value-schema.json", b"{}\n")
     _put(tmp_path / "t" / ".staging" / "a.jsonl", b"{}\n")
     _put(tmp_path / "t" / "_tmp" / "b.jsonl", b"{}\n")
     _put(tmp_path / "t" / "ok" / "c.json", b"{}\n")
-    assert [p.name for p in landing_paths(tmp_path / "t")] == ["c.json"]
+    found = [p.relative_to(tmp_path / "t").as_posix() for p in landing_paths(tmp_path / "t")]
+    assert found == ["ok/c.json", "sub/value-schema.json"]
 
 
 def test_flattened_rows_are_recognised_by_the_smt_metadata_fields() -> None:
