@@ -286,6 +286,18 @@ def build_parser() -> argparse.ArgumentParser:
         " cluster target's, CDC_SPARK_PORT else 10000; 0: serve none)",
     )
     run.add_argument(
+        "--metrics-port",
+        type=int,
+        default=9464,
+        help="--watch: port of its Prometheus /metrics (9464; 0: none)",
+    )
+    run.add_argument(
+        "--metrics-host",
+        default="127.0.0.1",
+        help="--watch: address of /metrics (127.0.0.1; another is reachable by other machines,"
+        " without authentication)",
+    )
+    run.add_argument(
         "--serve-host",
         default="127.0.0.1",
         help="--watch: address the Thrift endpoint listens on (127.0.0.1: this machine only);"

@@ -85,8 +85,6 @@ class SyncResult:
     files_unchanged: int = 0
 
 
-
-
 def _configured_key(config: dict[str, Any]) -> tuple[str, ...]:
     key = config.get("primary_key") or ()
     return (key,) if isinstance(key, str) else tuple(str(k) for k in key)

@@ -181,7 +181,28 @@ def run_once(
     """sync, land and dbt in one process (one JVM and metastore start-up),
     then the run's metrics, the tests a watch left unchecked and
     maintenance: (exit code, the metrics rows of the topics it touched).
-    ``stopping`` is asked between steps; ``tail``: a watch's cycle."""
+    ``stopping`` is asked between steps; ``tail``: a watch's cycle. Every
+    run, even one with nothing new, is added to the Prometheus totals and
+    textfile (``prometheus``)."""
+    from python_helpers.run import prometheus
+
+    started = time.monotonic()
+    code, rows = _run_once(args, dbt, stopping, tail)
+    try:
+        prometheus.record(
+            state_dir(), [vars(row) for row in rows], code == 0, time.monotonic() - started
+        )
+    except OSError as error:  # the run's data is committed already
+        print(f"warning: the Prometheus textfile was not written: {error}", file=sys.stderr)
+    return code, rows
+
+
+def _run_once(
+    args: argparse.Namespace,
+    dbt: DbtSession,
+    stopping: Stopping,
+    tail: Tail | None,
+) -> tuple[int, list[Any]]:
     from python_helpers.run.metrics import from_landing
     from python_helpers.run.run_record import RunRecord
 

@@ -33,7 +33,7 @@ from types import FrameType
 from python_helpers.engine import thrift, watch_endpoint
 from python_helpers.engine.sql_engine import target_name
 from python_helpers.land import raw_store
-from python_helpers.run import metrics, pipeline
+from python_helpers.run import metrics, metrics_http, pipeline
 from python_helpers.run.dbt_session import DbtSession
 from python_helpers.run.tail import Tail
 from python_helpers.spec import spec_files
@@ -108,6 +108,21 @@ def watch(args: argparse.Namespace) -> int:
         f" (log {log_path}); Ctrl-C or SIGTERM stops after the current step",
         flush=True,
     )
+    scrapes = None
+    if args.metrics_port:
+        if not watch_endpoint.is_loopback(args.metrics_host):
+            print(
+                f"{_now()} /metrics on {args.metrics_host}, an address other machines reach:"
+                " topic names and counts (no rows) for anyone who reaches it",
+                flush=True,
+            )
+        scrapes = metrics_http.serve(state, args.metrics_host, args.metrics_port)
+        if scrapes is not None:
+            print(
+                f"{_now()} serving Prometheus metrics on"
+                f" http://{args.metrics_host}:{args.metrics_port}/metrics",
+                flush=True,
+            )
     dbt = DbtSession(keep_parsed=True, quiet=True)
     landing = pipeline.landing_dir(args.landing)
     tail = Tail(args.checks_every, lambda: landing_waits(landing, state))
@@ -134,5 +149,7 @@ def watch(args: argparse.Namespace) -> int:
     finally:
         if serving:
             watch_endpoint.stop_serving(state)
+        if scrapes is not None:
+            scrapes.shutdown()
     print(f"{_now()} watch stopped after {cycles} cycle(s)", file=sys.stdout, flush=True)
     return 0

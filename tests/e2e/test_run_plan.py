@@ -262,3 +262,20 @@ def test_the_report_charts_lag_and_throughput_in_chromium(plan_runs: dict[str, A
     assert charts == 2 and box > 600
     assert rate_points == len(runs_listed)
     assert lag_points == len({r["run_id"] for r in plan_runs["metrics"] if r["lag_seconds"]})
+
+
+def test_every_run_leaves_a_prometheus_textfile_that_parses(plan_runs: dict[str, Any]) -> None:
+    """Issue 45: each run (the failed one included) is counted in the state
+    folder's textfile, which prometheus_client's parser reads whole."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    path = plan_runs["project"] / ".state" / "metrics" / "cdc.prom"
+    samples = [
+        sample
+        for family in text_string_to_metric_families(path.read_text(encoding="utf-8"))
+        for sample in family.samples
+    ]
+    runs = {s.labels["outcome"]: s.value for s in samples if s.name == "cdc_runs_total"}
+    assert runs["failure"] >= 1 and runs["success"] >= 3, runs
+    landed = {s.labels["topic"]: s.value for s in samples if s.name == "cdc_records_landed_total"}
+    assert landed.keys() == {CHANGED, QUIET} and landed[CHANGED] > landed[QUIET] > 0

@@ -26,6 +26,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Callable
 from typing import Any
 
@@ -83,11 +84,21 @@ def watched(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     helpers = [sys.executable, "-m", "python_helpers"]
     out_path = state / "watch.out"
     state.mkdir(parents=True, exist_ok=True)
-    port = free_port()
+    port, metrics_port = free_port(), free_port()
     run_in(project, state, *helpers, "jars")  # what `make watch` sets up first
     with out_path.open("w", encoding="utf-8") as out:
         process = subprocess.Popen(
-            [*helpers, "run", "--watch", "--interval", "1", "--serve-port", str(port)],
+            [
+                *helpers,
+                "run",
+                "--watch",
+                "--interval",
+                "1",
+                "--serve-port",
+                str(port),
+                "--metrics-port",
+                str(metrics_port),
+            ],
             cwd=project,
             env=env,
             stdout=out,
@@ -113,6 +124,9 @@ def watched(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             )
             _wait(lambda n=number: len(lines(r" 1 landed, ")) >= n, f"event {number}")
             if number == 1:
+                scrape = f"http://127.0.0.1:{metrics_port}/metrics"
+                with urllib.request.urlopen(scrape, timeout=30) as response:
+                    result["metrics"] = response.read().decode("utf-8")
                 result["export"] = run_in(project, state, *helpers, "export", CURRENT)
                 result["show"] = run_in(
                     project, state, *helpers, "dbt", "show", "--select", MODEL, "--limit", "50"
@@ -253,3 +267,19 @@ def test_the_tests_window_reaches_back_to_the_first_untested_staging_run(
     # since 0: every staging run, back to the sample's first landing; the
     # latest run alone starts at the last event `run` landed
     assert window(watched["window_since"]) < window(watched["window_latest"])
+
+
+def test_the_watch_serves_prometheus_metrics_that_parse(watched: dict[str, Any]) -> None:
+    """Issue 45: scraped from the watch's /metrics after its first cycles,
+    every sample parses; the topic's landed records and the cycles count."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    samples = [
+        sample
+        for family in text_string_to_metric_families(watched["metrics"])
+        for sample in family.samples
+    ]
+    landed = {s.labels["topic"]: s.value for s in samples if s.name == "cdc_records_landed_total"}
+    assert landed[TOPIC] > 0
+    runs = {s.labels["outcome"]: s.value for s in samples if s.name == "cdc_runs_total"}
+    assert runs["success"] >= 2
