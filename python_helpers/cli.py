@@ -101,9 +101,48 @@ def _cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check(args: argparse.Namespace) -> int:
+    """``report --check``: 1 naming the topics that need attention, else 0."""
+    from python_helpers.engine.watch_endpoint import state_dir
+    from python_helpers.run import alerts, metrics_log, prometheus
+    from python_helpers.spec import spec_files, topics
+
+    state = state_dir()
+    newest = alerts.last_rows(metrics_log.read_runs(state, 10_000) or [])
+    totals = prometheus.load(state)
+    success = {t: v["last_success"] for t, v in totals["topics"].items() if "last_success" in v}
+    base = {name: alerts.seconds(value) for name, value in alerts.DEFAULTS.items()}
+    base |= alerts.project_limits(Path("."))
+    given = {"max_lag": args.max_lag, "max_staleness": args.max_staleness}
+    base |= {name: alerts.seconds(value) for name, value in given.items() if value is not None}
+    limits = {}
+    for topic in sorted(set(spec_files.known_topics(Path("."))) | set(newest)):
+        declared = topics.stored_settings(Path("."), topic)
+        try:
+            limits[topic] = base | {
+                name: alerts.seconds(declared[name]) for name in alerts.DEFAULTS if name in declared
+            }
+        except ValueError as error:
+            print(f"topics/{topic}.yml: {error}", file=sys.stderr)
+            return 2
+    findings = alerts.check(newest, success, limits)
+    for finding in findings:
+        print(f"{finding.topic}: {finding.why}")
+    bad = sorted({f.topic for f in findings})
+    print(
+        f"{len(bad)} of {len(limits)} topic(s) need attention: {', '.join(bad)}"
+        if bad
+        else f"all {len(limits)} topic(s) within their limits"
+    )
+    return 1 if bad else 0
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from python_helpers.engine.watch_endpoint import state_dir
     from python_helpers.run import metrics_log, report
+
+    if args.check:
+        return _check(args)
 
     rows = None if args.from_table else metrics_log.read_runs(state_dir(), args.runs)
     if rows is None:  # no run wrote the log here: the table (a Spark start)
@@ -333,6 +372,15 @@ def build_parser() -> argparse.ArgumentParser:
     report_cmd.add_argument(
         "--html", metavar="FILE", help="also write a page charting lag and throughput"
     )
+    report_cmd.add_argument(
+        "--check",
+        action="store_true",
+        help="exit 1 naming each topic over its max_lag or max_staleness, or that quarantined"
+        " records in its last run (limits: its declaration, the project vars cdc_max_lag and"
+        " cdc_max_staleness, these options, else 1h and 1d)",
+    )
+    report_cmd.add_argument("--max-lag", help="--check: e.g. 10m (a declaration's wins)")
+    report_cmd.add_argument("--max-staleness", help="--check: e.g. 2h (a declaration's wins)")
     report_cmd.add_argument(
         "--from-table",
         action="store_true",

@@ -35,6 +35,8 @@ SETTINGS = (
     "history",
     "schema_from",
     "connector",
+    "max_lag",
+    "max_staleness",
     "decimal_format",
     "schema_changes",
     "max_value_bytes",

@@ -1,0 +1,102 @@
+"""`python -m python_helpers report --check` (issue 45): an exit code a
+scheduler acts on, naming the topics that are stale, lagging or
+quarantining, from the state folder alone (no Spark), with limits from the
+topic's declaration, the project vars or the command's options."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from project_paths import PROJECT
+
+from python_helpers.run import alerts, prometheus
+
+NOW = time.time()
+
+
+def _project(tmp_path: Path, rows: list[dict[str, Any]], success: dict[str, float]) -> Path:
+    project = tmp_path / "project"
+    (project / "topics").mkdir(parents=True)
+    (project / "dbt_project.yml").write_text(
+        "name: cdc\nvars:\n  cdc_max_lag: 1h\n", encoding="utf-8"
+    )
+    state = project / ".state"
+    state.mkdir()
+    lines = [json.dumps({"run_id": 1, "quarantined_by_reason": "{}"} | row) for row in rows]
+    (state / "run-metrics.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    totals = prometheus.load(state)
+    for topic, ended in success.items():
+        totals["topics"][topic] = {"counters": {}, "reasons": {}, "last_success": ended}
+    (state / prometheus.TOTALS_FILE).write_text(json.dumps(totals), encoding="utf-8")
+    return project
+
+
+def _check(project: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    env = os.environ | {"CDC_STATE_DIR": str(project / ".state"), "PYTHONPATH": str(PROJECT)}
+    return subprocess.run(
+        [sys.executable, "-m", "python_helpers", "report", "--check", *options],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_a_stale_a_lagging_and_a_quarantining_topic_fail_the_check(tmp_path: Path) -> None:
+    rows = [
+        {"topic": "fine", "lag_seconds": 30.0, "records_quarantined": 0},
+        {"topic": "stale", "lag_seconds": 30.0, "records_quarantined": 0},
+        {"topic": "lagging", "lag_seconds": 7200.0, "records_quarantined": 0},
+        {
+            "topic": "quarantining",
+            "lag_seconds": 1.0,
+            "records_quarantined": 2,
+            "quarantined_by_reason": '{"malformed_json": 2}',
+        },
+    ]
+    success = {"fine": NOW, "stale": NOW - 3 * 86400, "lagging": NOW, "quarantining": NOW}
+    done = _check(_project(tmp_path, rows, success))
+    assert done.returncode == 1, done.stdout + done.stderr
+    named = {line.split(":", 1)[0] for line in done.stdout.splitlines()[:-1]}
+    assert named == {"stale", "lagging", "quarantining"}
+    assert "source lag 2.0 h > max_lag 60 min" in done.stdout
+    assert "last successful run 3 days ago > max_staleness 24.0 h" in done.stdout
+    assert "malformed_json" in done.stdout
+    assert done.stdout.splitlines()[-1].startswith("3 of 4 topic(s) need attention")
+
+
+def test_within_the_limits_the_check_passes_and_a_declaration_wins(tmp_path: Path) -> None:
+    rows = [{"topic": "t", "lag_seconds": 700.0, "records_quarantined": 0}]
+    project = _project(tmp_path, rows, {"t": NOW})
+    passed = _check(project)
+    assert passed.returncode == 0 and "all 1 topic(s) within" in passed.stdout
+    # an option tightens the project's limit...
+    assert _check(project, "--max-lag", "5m").returncode == 1
+    # ...a declaration sets the topic's own, over both
+    (project / "topics" / "t.yml").write_text("max_lag: 20m\n", encoding="utf-8")
+    assert _check(project, "--max-lag", "5m").returncode == 0
+    (project / "topics" / "t.yml").write_text("max_lag: 10m\n", encoding="utf-8")
+    assert "max_lag 10 min" in _check(project).stdout
+
+
+def test_durations_read_as_people_write_them() -> None:
+    assert [alerts.seconds(t) for t in ("45", "30s", "10m", "2h", "1.5d")] == [
+        45,
+        30,
+        600,
+        7200,
+        129600,
+    ]
+    assert [alerts.human(s) for s in (5, 600, 7200, 3 * 86400)] == [
+        "5 s",
+        "10 min",
+        "2.0 h",
+        "3 days",
+    ]
