@@ -83,6 +83,14 @@ def check_bind(host: str, conf: dict[str, str]) -> None:
         )
 
 
+# the loggers of the serving Thrift server that report its clients' errors
+QUIET_LOGGERS = (
+    "org.apache.spark.sql.hive.thriftserver.SparkExecuteStatementOperation",
+    "org.apache.hive.service.cli.operation",
+    "org.apache.hive.service.cli.thrift.ThriftCLIService",
+)
+
+
 def serve(spark: SparkSession, state: Path, port: int, host: str = HOST) -> None:
     """Start the Thrift endpoint in ``spark`` on ``host:port`` (loopback
     unless told otherwise, see check_bind) and note it."""
@@ -96,6 +104,13 @@ def serve(spark: SparkSession, state: Path, port: int, host: str = HOST) -> None
     assert jvm is not None
     server = jvm.org.apache.spark.sql.hive.thriftserver.HiveThriftServer2
     server.startWithContext(spark._jsparkSession.sqlContext())
+    # a reader's failed statement is the reader's: its error goes back to it
+    # over Thrift; the server's own log of it (a 60-line stack trace a
+    # statement, e.g. a view not built yet) stays out of the watch's output
+    for logger in QUIET_LOGGERS:
+        jvm.org.apache.logging.log4j.core.config.Configurator.setLevel(
+            logger, jvm.org.apache.logging.log4j.Level.OFF
+        )
     path = state / SERVING_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"pid": os.getpid(), "port": port}), encoding="utf-8")

@@ -128,6 +128,15 @@ def watched(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                 with urllib.request.urlopen(scrape, timeout=30) as response:
                     result["metrics"] = response.read().decode("utf-8")
                 result["export"] = run_in(project, state, *helpers, "export", CURRENT)
+                # a reader's failing statement (a table that does not exist)
+                result["failed_reader"] = subprocess.run(
+                    [*helpers, "export", "cdc_current.no_such_table"],
+                    cwd=project,
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    check=False,
+                )
                 result["show"] = run_in(
                     project, state, *helpers, "dbt", "show", "--select", MODEL, "--limit", "50"
                 )
@@ -283,3 +292,16 @@ def test_the_watch_serves_prometheus_metrics_that_parse(watched: dict[str, Any])
     assert landed[TOPIC] > 0
     runs = {s.labels["outcome"]: s.value for s in samples if s.name == "cdc_runs_total"}
     assert runs["success"] >= 2
+
+
+def test_a_readers_failing_statement_stays_out_of_the_watchs_output(
+    watched: dict[str, Any],
+) -> None:
+    """Issue 45: the reader gets its error; the watch prints no stack trace
+    of it (it printed 60 lines of `ERROR SparkExecuteStatementOperation`)."""
+    failed = watched["failed_reader"]
+    assert failed.returncode != 0
+    assert "no_such_table" in failed.stdout + failed.stderr
+    output = watched["output"]
+    assert "SparkExecuteStatementOperation" not in output
+    assert "TABLE_OR_VIEW_NOT_FOUND" not in output
