@@ -46,6 +46,8 @@ import zstandard
 KCAT_KEYS = frozenset({"topic", "partition", "offset", "payload"})
 COMPRESSIONS = (".gz", ".zst")
 VALUE_SUFFIXES = (".jsonl", ".json")
+# every ending a landing file's name can have (``.jsonl``, ``.json.gz``...)
+ENDINGS = tuple(suffix + packed for packed in ("", *COMPRESSIONS) for suffix in VALUE_SUFFIXES)
 # the files a sink writes beside a value file (``<stem>.keys.json[.gz]``)
 COMPANIONS = (".keys", ".headers")
 _SINK_NAME = re.compile(r"(?P<topic>.+)\+(?P<partition>[0-9]{1,9})\+(?P<offset>[0-9]{1,19})\Z")
@@ -181,11 +183,10 @@ def is_kcat_file(path: Path) -> bool:
 def _stem(name: str) -> str | None:
     """A value file's name without its extensions (None: not a value file,
     or a sink's keys or headers file)."""
-    for compression in ("", *COMPRESSIONS):
-        for suffix in VALUE_SUFFIXES:
-            if name.endswith(suffix + compression) and len(name) > len(suffix + compression):
-                stem = name[: -len(suffix + compression)]
-                return None if stem.endswith(COMPANIONS) else stem
+    for ending in ENDINGS:
+        if name.endswith(ending) and len(name) > len(ending):
+            stem = name[: -len(ending)]
+            return None if stem.endswith(COMPANIONS) else stem
     return None
 
 
@@ -211,11 +212,10 @@ def landing_paths(topic_dir: Path) -> list[Path]:
 
 def _companion(path: Path, stem: str, kind: str) -> Path | None:
     """The sink's ``kind`` file (``.keys``, ``.headers``) of a value file."""
-    for compression in ("", *COMPRESSIONS):
-        for suffix in VALUE_SUFFIXES:
-            candidate = path.with_name(stem + kind + suffix + compression)
-            if candidate.is_file() and not _outside(candidate, path.parent):
-                return candidate
+    for ending in ENDINGS:
+        candidate = path.with_name(stem + kind + ending)
+        if candidate.is_file() and not _outside(candidate, path.parent):
+            return candidate
     return None
 
 

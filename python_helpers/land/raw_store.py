@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from python_helpers.digest import file_digest
+from python_helpers.digest import file_digest, text_md5
 from python_helpers.engine.sql_engine import SqlEngine
 from python_helpers.escaping import spark_string
 from python_helpers.land import batch_sql
@@ -215,12 +215,13 @@ def spark_readable(path: Path | None, scratch: Path) -> Path | None:
     if path is None or not path.name.endswith(".zst"):
         return path
     scratch.mkdir(parents=True, exist_ok=True)
-    copy = scratch / f"{file_digest(path)[:16]}-{path.name[: -len('.zst')]}"
-    if not copy.exists():
-        partial = copy.with_name(copy.name + ".partial")
-        with open_binary(path) as source, partial.open("wb") as target:
-            shutil.copyfileobj(source, target, 1 << 20)
-        partial.replace(copy)
+    # named by the file's path (the landing hashes its bytes once, for the
+    # manifest), decompressed afresh each time: the file may have changed
+    copy = scratch / f"{text_md5(str(path.resolve()))[:16]}-{path.name[: -len('.zst')]}"
+    partial = copy.with_name(copy.name + ".partial")
+    with open_binary(path) as source, partial.open("wb") as target:
+        shutil.copyfileobj(source, target, 1 << 20)
+    partial.replace(copy)
     return copy
 
 
