@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+import signal
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -104,6 +107,28 @@ def local_spark(project: Path = Path("."), extra: Mapping[str, str] | None = Non
     builder = SparkSession.builder.enableHiveSupport()
     for key, value in (local_spark_conf(project) | dict(extra or {})).items():
         builder = builder.config(key, value)
-    session = builder.getOrCreate()
+    with _jvm_ignores_sigterm():
+        session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+@contextmanager
+def _jvm_ignores_sigterm() -> Iterator[None]:
+    """The JVM started meanwhile ignores SIGTERM (an ignored signal stays
+    ignored across exec, and the JVM then installs no handler of its own).
+
+    A scheduler stops a service by sending SIGTERM to its whole process
+    group (systemd's default, ``kill -- -PGID``): the JVM died at once, in
+    the middle of the step the watch was finishing, and the cycle failed
+    with Py4J errors. The JVM still ends with this process: pyspark's
+    gateway exits when its stdin, a pipe from this process, closes
+    (pyspark already starts it ignoring SIGINT, for Ctrl-C)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -13,10 +13,12 @@ output goes to ``<state>/watch/watch.log``.
 
 On the local target the watch serves its tables over Thrift
 (``watch_endpoint``), so other processes can read them while it runs.
-SIGINT (Ctrl-C) or SIGTERM stops it after the step under way; a second
-one stops it at once (what the next run cannot finish is never left: a
-landing batch is committed by its manifest rows, a build not done stays
-planned).
+SIGINT (Ctrl-C) or SIGTERM stops it after the step under way, sent to the
+watch alone or to its whole process group (a service manager's stop: the
+local JVM is started ignoring both, ``spark_session.local_spark``, and
+ends with this process); a second one stops it at once (what the next run
+cannot finish is never left: a landing batch is committed by its manifest
+rows, a build not done stays planned).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from datetime import UTC, datetime
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 from python_helpers.engine import thrift, watch_endpoint
 from python_helpers.engine.sql_engine import target_name
@@ -84,19 +87,23 @@ def watch(args: argparse.Namespace) -> int:
     stop.install()
     log_path = state / LOG_FILE
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    serving = target_name() == "local" and args.serve_port != 0
-    if serving:
+    local = target_name() == "local"
+    serving = local and args.serve_port != 0
+    if local:  # started here, before dbt would: the JVM ignores SIGTERM
         from python_helpers.engine.spark_session import (
             local_spark,
             local_spark_conf,
             long_running_conf,
         )
 
-        port = args.serve_port or thrift.cluster_port(Path("."))
         profile = local_spark_conf(Path("."))
-        watch_endpoint.check_bind(args.serve_host, profile)  # before Spark starts
-        conf = watch_endpoint.serving_conf(profile) | long_running_conf(profile)
+        conf = long_running_conf(profile)
+        if serving:
+            watch_endpoint.check_bind(args.serve_host, profile)  # before Spark starts
+            conf |= watch_endpoint.serving_conf(profile)
         spark = local_spark(Path("."), conf)
+    if serving:
+        port = args.serve_port or thrift.cluster_port(Path("."))
         watch_endpoint.serve(spark, state, port, args.serve_host)
         print(
             f"{_now()} serving the tables on {args.serve_host}:{port}: from another shell,"
@@ -127,16 +134,16 @@ def watch(args: argparse.Namespace) -> int:
     landing = pipeline.landing_dir(args.landing)
     tail = Tail(args.checks_every, lambda: landing_waits(landing, state))
     cycles = 0
+    # one log for the watch's life: a handler that dbt, py4j or logging set
+    # up during a cycle keeps writing to it after that cycle
+    log = log_path.open("a", encoding="utf-8")
     try:
         while not stop.asked():
-            log = log_path.open("a", encoding="utf-8")
-            with log, redirect_stdout(log), redirect_stderr(log):
+            with redirect_stdout(log), redirect_stderr(log):
                 print(f"--- cycle {cycles + 1} at {datetime.now(UTC).isoformat()}")
                 code, rows = pipeline.run_once(args, dbt, stop.asked, tail)
-            failed = f"; FAILED (exit {code}, see {log_path}), retrying" if code else ""
-            if rows or code:
-                line = metrics.summary_line(rows) if rows else "the cycle"
-                print(f"{_now()} {line}{failed}", flush=True)
+                log.flush()
+            _say_cycle(code, rows, stop.asked(), log_path)
             cycles += 1
             if args.cycles and cycles >= args.cycles:
                 break
@@ -146,10 +153,31 @@ def watch(args: argparse.Namespace) -> int:
                 stop.event.wait(max(args.interval, RETRY_SECONDS))
             elif not landing_waits(landing, state):
                 stop.event.wait(args.interval)
+    except KeyboardInterrupt:  # the second stop signal: at once
+        print(
+            f"{_now()} stopped at once during cycle {cycles + 1}: what it had not committed"
+            " is left for the next run",
+            flush=True,
+        )
+        return 130
     finally:
         if serving:
             watch_endpoint.stop_serving(state)
         if scrapes is not None:
             scrapes.shutdown()
+        log.close()
     print(f"{_now()} watch stopped after {cycles} cycle(s)", file=sys.stdout, flush=True)
     return 0
+
+
+def _say_cycle(code: int, rows: list[Any], stopping: bool, log_path: Path) -> None:
+    """The cycle's line, when it did something or failed; a cycle a stop
+    cut short is reported as such (its work left for the next run)."""
+    if not rows and not code:
+        return
+    line = metrics.summary_line(rows) if rows else "the cycle"
+    if code and stopping:
+        line += f"; stopped before it finished (see {log_path}): the next run finishes it"
+    elif code:
+        line += f"; FAILED (exit {code}, see {log_path}), retrying"
+    print(f"{_now()} {line}", flush=True)

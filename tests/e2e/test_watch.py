@@ -7,7 +7,8 @@ and a maintenance policy tight enough to act within a few cycles, one
 new event file is visible in the current-state table read by a second
 process (`export`, `dbt show`, `dbt docs generate`, each with the
 project's defaults); its cycles compact and expire by the policy; a SIGTERM
-sent while a cycle lands stops it after that step, and the next `run`
+sent to its process group (the JVM included) while a cycle lands stops it
+after that step, reported as a stop, and the next `run`
 finishes the cycle's work, every landed record accounted for (the
 topic's dbt tests, in `run`'s build). The watch's cycles build the models
 first (`dbt run`, the topic's views left as they are) and test after
@@ -104,6 +105,7 @@ def watched(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             stdout=out,
             stderr=subprocess.STDOUT,
             text=True,
+            start_new_session=True,  # its own process group, as a service's
         )
     log = state / "watch" / "watch.log"
 
@@ -159,7 +161,9 @@ def watched(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             ),
             "the landing of the last event",
         )
-        process.send_signal(signal.SIGTERM)
+        result["log_before_stop"] = log.read_text(encoding="utf-8")
+        # a service manager's stop: SIGTERM to the whole group (the JVM too)
+        os.killpg(process.pid, signal.SIGTERM)
         result["exit"] = process.wait(timeout=180)
     finally:
         if process.poll() is None:
@@ -220,6 +224,12 @@ def test_sigterm_stops_after_the_current_step_and_run_finishes_the_work(
 ) -> None:
     assert watched["exit"] == 0
     assert "stopping after the current step (SIGTERM)" in watched["output"]
+    # the stop is a stop: the cycle under way was not cut short by the
+    # JVM's death, and nothing printed a traceback
+    assert not re.search(r"FAILED|retrying|Traceback|Py4J|closed file", watched["output"])
+    stopped_cycle = watched["log"][len(watched["log_before_stop"]) :]
+    assert "--- cycle" not in stopped_cycle.split("landing landing:", 1)[-1]
+    assert not re.search(r"Traceback|Py4J|does not exist in the JVM|closed file", stopped_cycle)
     assert watched["output"].rstrip().splitlines()[-1].split(" ", 1)[1].startswith("watch stopped")
     assert not watched["serving_left"]
     # the stopped cycle finished its landing; `run` builds what it left
