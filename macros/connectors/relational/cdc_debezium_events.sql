@@ -175,6 +175,7 @@
                             {%- if spec.tombstone_deletes %},
                             {{ 'prior.source' if is_incremental() else 'null' }} as _cdc_prior_source
                             {%- endif %}
+                            {{- cdc_layout_record_columns(spec, 'landed') }}
                             {%- if spec.schema_fingerprints %},
                             {{ cdc_schema_fingerprint('landed.kafka_value') }} as _schema_fingerprint
                             {%- endif %}

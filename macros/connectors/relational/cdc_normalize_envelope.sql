@@ -76,3 +76,14 @@
 {% macro cdc_extra_column_name(name) -%}
     _cdc_{{ name | lower }}
 {%- endmacro %}
+
+{#- The columns a layout computes once per landed record, beside its parsed
+    value, for its `cdc_normalize__<envelope>` to read (each as
+    `, <expression> as <name>`): a layout's `cdc_record_columns__<envelope>
+    (record)`, none for the Debezium layouts. -#}
+{% macro cdc_layout_record_columns(spec, record) -%}
+    {%- set by_layout = context.get('cdc_record_columns__' ~ spec.envelope) -%}
+    {%- if by_layout is not none -%}
+    {{ by_layout(record) }}
+    {%- endif -%}
+{%- endmacro %}
