@@ -24,7 +24,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: setup run watch test lint ruff typecheck check-generated docs clean thrift-up thrift-down
 #>> checkout
-.PHONY: hooks test-fast soak bench bench-topics bench-mongodb bench-weight bench-watch soak-watch test-thrift
+.PHONY: hooks test-fast soak bench bench-topics bench-mongodb bench-weight bench-watch bench-report soak-watch test-thrift
 #<<
 
 $(STAMP): requirements.txt requirements-jars.txt
@@ -155,6 +155,13 @@ bench-mongodb: setup $(BENCH_STAMP)
 WEIGHT_PROJECT ?= .
 bench-weight: setup
 	$(PY) -m bench.weight --project $(WEIGHT_PROJECT)
+
+## make bench-report [REPORT_TOPICS=500 REPORT_RUNS=20]: what `report`, `report
+## --check` and `report --html` cost on a state folder of that size (no Spark)
+REPORT_TOPICS ?= 500
+REPORT_RUNS ?= 20
+bench-report: setup
+	$(PY) -m bench.report --topics $(REPORT_TOPICS) --runs $(REPORT_RUNS) --save
 #<<
 
 ## make thrift-up / thrift-down: a local Spark Thrift Server on 127.0.0.1

@@ -13,6 +13,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from python_helpers.engine.jars import install_iceberg_jar
 from python_helpers.engine.watch_endpoint import state_dir
@@ -103,38 +104,38 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     """``report --check``: 1 naming the topics that need attention, else 0."""
+    try:
+        findings, topics = _findings(args)
+    except ValueError as error:
+        print(error, file=sys.stderr)
+        return 2
+    for finding in findings:
+        print(f"{finding.topic}: {finding.why}")
+    bad = sorted({f.topic for f in findings})
+    print(
+        f"{len(bad)} of {topics} topic(s) need attention: {', '.join(bad)}"
+        if bad
+        else f"all {topics} topic(s) within their limits"
+    )
+    return 1 if bad else 0
+
+
+def _findings(args: argparse.Namespace) -> tuple[list[Any], int]:
+    """What needs attention (``run.alerts``) and of how many topics, from
+    the state folder alone."""
     from python_helpers.engine.watch_endpoint import state_dir
-    from python_helpers.run import alerts, metrics_log, prometheus
-    from python_helpers.spec import spec_files, topics
+    from python_helpers.run import alerts, metrics_log, prometheus, quarantine
+    from python_helpers.spec import spec_files
 
     state = state_dir()
     newest = alerts.last_rows(metrics_log.read_runs(state, 10_000) or [])
     totals = prometheus.load(state)
     success = {t: v["last_success"] for t, v in totals["topics"].items() if "last_success" in v}
-    base = {name: alerts.seconds(value) for name, value in alerts.DEFAULTS.items()}
-    base |= alerts.project_limits(Path("."))
     given = {"max_lag": args.max_lag, "max_staleness": args.max_staleness}
-    base |= {name: alerts.seconds(value) for name, value in given.items() if value is not None}
-    limits = {}
-    for topic in sorted(set(spec_files.known_topics(Path("."))) | set(newest)):
-        declared = topics.stored_settings(Path("."), topic)
-        try:
-            limits[topic] = base | {
-                name: alerts.seconds(declared[name]) for name in alerts.DEFAULTS if name in declared
-            }
-        except ValueError as error:
-            print(f"topics/{topic}.yml: {error}", file=sys.stderr)
-            return 2
-    findings = alerts.check(newest, success, limits)
-    for finding in findings:
-        print(f"{finding.topic}: {finding.why}")
-    bad = sorted({f.topic for f in findings})
-    print(
-        f"{len(bad)} of {len(limits)} topic(s) need attention: {', '.join(bad)}"
-        if bad
-        else f"all {len(limits)} topic(s) within their limits"
-    )
-    return 1 if bad else 0
+    known = sorted(set(spec_files.known_topics(Path("."))) | set(newest))
+    limits = alerts.topic_limits(Path("."), known, given)
+    expected = quarantine.expected(Path("."))
+    return alerts.check(newest, success, limits, expected=expected), len(limits)
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
@@ -151,10 +152,37 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
         rows = metrics.read_runs(open_engine(Path(".")), args.runs)
     if args.html:
-        Path(args.html).write_text(report.render_html(rows), encoding="utf-8")
-        print(f"wrote {args.html}: lag and throughput of the last {args.runs} run(s)")
+        _write_page(args, rows)
     print(report.render_json(rows) if args.json else report.render_text(rows))
     return 0
+
+
+def _write_page(args: argparse.Namespace, rows: list[dict[str, Any]]) -> None:
+    """``report --html FILE``: the page (``run.report_page``), from the
+    state folder alone."""
+    from datetime import UTC, datetime
+
+    from python_helpers.engine.watch_endpoint import state_dir
+    from python_helpers.project import quarantine_reasons
+    from python_helpers.run import quarantine, report_page
+
+    try:
+        findings, topics = _findings(args)
+    except ValueError as error:  # a declaration's limit: the page still shows the runs
+        print(f"warning: {error}; the page lists no finding", file=sys.stderr)
+        findings, topics = [], len(rows)
+    page = report_page.Page(
+        rows=rows,
+        findings=findings,
+        summary=quarantine.load(state_dir()),
+        reasons=quarantine_reasons.reasons(Path(".")),
+        topics=topics,
+        now=datetime.now(UTC),
+    )
+    Path(args.html).write_text(report_page.render(page), encoding="utf-8")
+    print(
+        f"wrote {args.html}: what needs attention, then each topic over the last {args.runs} run(s)"
+    )
 
 
 def _cmd_maintain(args: argparse.Namespace) -> int:

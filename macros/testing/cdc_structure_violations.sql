@@ -17,7 +17,8 @@
       on the docs site's overview);
     - `later_layer_dependency`: a model depends on no model of a later layer
       (base, then staging and quarantine, current state, history and change
-      feeds, examples: models that read the tables as an analyst would), and
+      feeds, then the operators' summaries and the examples: models that read
+      the tables as an analyst would), and
       every model is in one of those folders (_cdc_layer).
     Used by the singular tests in tests/dbt/structure/.
 -#}
@@ -59,7 +60,8 @@
 {#- The layer of a model by its folder: 0 base, 1 staging (a person's)
     and the quarantine and heartbeat views, 2 current state (a person's
     views, the generated state tables and the views beside them), 3 history
-    and change feeds, 4 examples; none outside them. -#}
+    and change feeds, 4 the operators' summaries (cdc_quarantine_summary)
+    and examples; none outside them. -#}
 {% macro _cdc_layer(model) -%}
     {%- set path = model.original_file_path -%}
     {%- for prefix, layer in [('models/generated/base/', 0), ('models/staging/', 1),
@@ -67,6 +69,7 @@
         ('models/current/', 2), ('models/generated/state/', 2),
         ('models/generated/consistent/', 2), ('models/generated/progress/', 2),
         ('models/generated/history/', 3), ('models/generated/changes/', 3),
+        ('models/generated/ops/', 4), ('models/ops/', 4),
         ('models/examples/', 4)] -%}
         {%- if path.startswith(prefix) -%}{{- return(layer) -}}{%- endif -%}
     {%- endfor -%}

@@ -20,7 +20,7 @@ from typing import Any
 
 from python_helpers import connectors
 from python_helpers.escaping import jinja_literal
-from python_helpers.project import model_templates
+from python_helpers.project import model_templates, quarantine_reasons
 from python_helpers.project.code_check import entries_problem, sql_problem
 from python_helpers.project.columns import properties_text
 from python_helpers.project.model_names import ModelNames, properties_header
@@ -38,6 +38,8 @@ from python_helpers.spec.topics import Topic
 
 # the current-state views that have a transaction-consistent sibling
 CONSISTENT_VIEWS = Path("macros", "generated", "cdc_consistent_views.sql")
+# every topic's quarantine by reason (macros/ops/cdc_quarantine_counts.sql)
+QUARANTINE_COUNTS = Path("models", "generated", "ops", "cdc_quarantine_counts.sql")
 PROPERTIES_NOTE = (
     "# From its declaration topics/<topic>.yml and its schemas: describe the topic and\n"
     "# its columns there (`description:`, `columns:`), see docs/topics.md.\n"
@@ -210,7 +212,28 @@ def wanted_files(
         wanted |= texts
     views = sorted(all_names[name].current for name in members)
     wanted[project / CONSISTENT_VIEWS] = model_templates.render("consistent_views", views=views)
-    return wanted
+    # a topic left out here has no files to read (it may never have had any)
+    quarantines = [
+        (name, all_names[name].quarantine, all_names[name].base)
+        for name in sorted(every)
+        if failed is None or name not in failed
+    ]
+    return wanted | project_files(project, quarantines)
+
+
+def project_files(project: Path, quarantines: list[tuple[str, str, str]]) -> dict[Path, str]:
+    """The generated files of the whole project: the quarantine counts of
+    ``quarantines`` (topic, quarantine model, base model) and the doc
+    block of the seed's reasons. ``init`` writes them for no topic, so a
+    new project parses before its first sync."""
+    files = {
+        project / QUARANTINE_COUNTS: model_templates.render(
+            "quarantine_counts", quarantines=quarantines
+        )
+    }
+    if (reasons_doc := quarantine_reasons.doc_block(project)) is not None:
+        files[project / quarantine_reasons.DOC_BLOCK] = reasons_doc
+    return files
 
 
 def stale(wanted: dict[Path, str]) -> list[Path]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from python_helpers.project import generated_models
 from python_helpers.spec.spec_files import SPEC_DIR
 
 COPIED = (
@@ -109,4 +110,9 @@ def init_project(source: Path, target: Path) -> list[Path]:
     readme = target / "README.md"
     readme.write_text(_README.format(name=target.resolve().name), encoding="utf-8")
     written.append(readme)
+    # what the models under models/ops read, for no topic yet (sync keeps them)
+    for path, text in generated_models.project_files(target, []).items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    written.append(target / "models" / "generated")
     return written

@@ -12,6 +12,7 @@ the state folder only (the runs' log and the Prometheus totals): no Spark.
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from dataclasses import dataclass
@@ -55,6 +56,29 @@ def project_limits(project: Path) -> dict[str, float]:
     }
 
 
+def topic_limits(
+    project: Path, topics: list[str], given: dict[str, str | None]
+) -> dict[str, dict[str, float]]:
+    """Each topic's limits: its declaration's, else the command's options
+    (``given``), else the project vars, else DEFAULTS; a declaration that is
+    not a duration raises ValueError naming its file."""
+    from python_helpers.spec.topics import stored_settings
+
+    base = {name: seconds(value) for name, value in DEFAULTS.items()}
+    base |= project_limits(project)
+    base |= {name: seconds(value) for name, value in given.items() if value is not None}
+    limits = {}
+    for topic in topics:
+        declared = stored_settings(project, topic)
+        try:
+            limits[topic] = base | {
+                name: seconds(declared[name]) for name in DEFAULTS if name in declared
+            }
+        except ValueError as error:
+            raise ValueError(f"topics/{topic}.yml: {error}") from error
+    return limits
+
+
 @dataclass(frozen=True)
 class Finding:
     topic: str
@@ -66,11 +90,14 @@ def check(
     last_success: dict[str, float],
     limits: dict[str, dict[str, float]],
     now: float | None = None,
+    expected: set[str] | frozenset[str] = frozenset(),
 ) -> list[Finding]:
     """What is wrong, per topic: ``last_rows`` (each topic's row of its last
     run, as the runs' log keeps it), ``last_success`` (when its last
     successful run ended, seconds since the epoch), ``limits`` (per topic:
-    ``max_lag``, ``max_staleness`` in seconds)."""
+    ``max_lag``, ``max_staleness`` in seconds); ``expected``: quarantine
+    reasons that need no person (the seed's, ``run.quarantine``: a
+    tombstone after every delete), not counted."""
     now = time.time() if now is None else now
     found = []
     for topic in sorted(limits):
@@ -91,12 +118,27 @@ def check(
                     f" > max_staleness {human(limit['max_staleness'])}",
                 )
             )
-        quarantined = int(row.get("records_quarantined") or 0)
-        if quarantined:
-            reasons = row.get("quarantined_by_reason") or "{}"
-            why = f"its last run quarantined {quarantined} record(s): {reasons}"
+        reasons = _reasons(row)
+        needing = {r: n for r, n in sorted(reasons.items()) if r not in expected and n}
+        if needing:
+            listed = ", ".join(f"{reason} {count}" for reason, count in needing.items())
+            why = f"its last run quarantined {sum(needing.values())} record(s): {listed}"
             found.append(Finding(topic, why))
     return found
+
+
+def _reasons(row: dict[str, Any]) -> dict[str, int]:
+    """A metrics row's quarantined records by reason (all under "unknown"
+    when the row has no breakdown)."""
+    given = row.get("quarantined_by_reason")
+    try:
+        reasons = json.loads(given) if isinstance(given, str) else dict(given or {})
+    except ValueError:
+        reasons = {}
+    total = int(row.get("records_quarantined") or 0)
+    if total and not reasons:
+        return {"unknown": total}
+    return {str(reason): int(count or 0) for reason, count in reasons.items()}
 
 
 def last_rows(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -28,8 +28,10 @@ PROJECT_DIGEST_FILE = "project-digest"
 # what a person edits: a change here lets dbt find the modified nodes
 PROJECT_PARTS = ("models", "macros", "seeds", "snapshots", "tests/dbt", "analyses")
 PROJECT_FILES = ("dbt_project.yml", "packages.yml", "selectors.yml")
-# views a narrowed build leaves alone (see ``plan``)
-UNCHANGED_VIEWS = "config.meta.cdc_layer:consistent"
+# views a narrowed build leaves alone (see ``plan``): the consistent views
+# and the quarantine summary (a view of the counts table, which the build
+# keeps: cdc_quarantine_counts)
+UNCHANGED_VIEWS = ("config.meta.cdc_layer:consistent", "config.meta.cdc_layer:ops")
 # the layers of a topic's views that carry no test (the base model's test
 # checks their rows): a build that only adds records leaves them be
 UNTESTED_VIEW_LAYERS = ("staging", "quarantine", "heartbeats")
@@ -130,12 +132,13 @@ def plan(
         state_args = ["--state", str(state / LAST_BUILD_DIR)]
     what = f"{len(topics)} changed topic(s)" + (" and edited nodes" if edited else "")
     # a topic's change reaches every transaction-consistent view of its
-    # connector (through the progress model); a view needs re-creating only
-    # when its SQL or its table's columns change, which edits the project
+    # connector (through the progress model), and the quarantine summary; a
+    # view needs re-creating only when its SQL or its table's columns
+    # change, which edits the project
     respecified = set(pending(state, RESPECIFIED_FILE))
     quiet = [topic for topic in topics if topic not in respecified]
     untested = _untested_views(quiet, len(quiet) == len(topics)) if dbt_args[0] == "build" else []
-    unchanged = [] if edited else [UNCHANGED_VIEWS, *untested]
+    unchanged = [] if edited else [*UNCHANGED_VIEWS, *untested]
     # a test is built when every model it reads is, or when it carries a
     # selected topic (cdc_checks): eager selection would drop the base
     # model's test with the untested views it reads

@@ -74,7 +74,7 @@ def test_args(dbt_args: list[str], topics: list[str], since_micros: int) -> list
         "--select",
         *rebuilds.selectors(topics),
         "--exclude",
-        build_plan.UNCHANGED_VIEWS,
+        *build_plan.UNCHANGED_VIEWS,
         "--vars",
         window,
     ]

@@ -33,6 +33,7 @@ from typing import Any
 from python_helpers.engine.sql_engine import SqlEngine
 from python_helpers.escaping import spark_string
 from python_helpers.land.raw_store import RAW_SCHEMA, LandingReport, create_table
+from python_helpers.run.alerts import human
 from python_helpers.schema.metadata_topics import SCHEMA_CHANGES
 from python_helpers.sequences import runs_of
 
@@ -394,7 +395,7 @@ def summary_line(rows: list[TopicMetrics]) -> str:
     seconds = max((row.run_seconds or 0.0 for row in rows), default=0.0)
     upserted = _total(rows, "keys_inserted") + _total(rows, "keys_updated")
     deleted = _total(rows, "keys_deleted")
-    lag = f"lag {max(lags):.1f}s" if lags else "lag -"
+    lag = f"lag {human(max(lags))}" if lags else "lag -"
     return (
         f"run {rows[0].run_id if rows else '-'}: {len(rows)} topic(s),"
         f" {_total(rows, 'records_landed')} landed, {_total(rows, 'records_staged')} staged,"

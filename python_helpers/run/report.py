@@ -1,9 +1,9 @@
-"""``report``: the last runs, from the metrics table, as a table, JSON or a
-page with two charts (lag and throughput per run).
+"""``report``: the last runs, from the metrics table, as a table or JSON
+(the page: ``report_page``).
 
 Rows come from ``metrics.read_runs`` (one per run and topic); a run's line
-adds its topics up. The page is one self-contained HTML file with inline
-SVG: no script, no network, readable in any browser.
+adds its topics up. Durations are written in the unit a person reads (s,
+min, h, days), a lag beside the source time it was measured against.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from python_helpers.escaping import html_text
+from python_helpers.run.alerts import human
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ HEADER = (
     "quarantined",
     "upserted",
     "deleted",
-    "lag s",
+    "lag",
     "run s",
 )
 
@@ -99,7 +99,7 @@ def render_text(rows: Sequence[dict[str, Any]]) -> str:
             line.quarantined,
             line.upserted,
             line.deleted,
-            "-" if line.lag_seconds is None else f"{line.lag_seconds:.1f}",
+            "-" if line.lag_seconds is None else human(line.lag_seconds),
             f"{line.seconds:.1f}",
         ]
         out.append(
@@ -111,10 +111,13 @@ def render_text(rows: Sequence[dict[str, Any]]) -> str:
     for row in newest:
         reasons = json.loads(row["quarantined_by_reason"] or "{}")
         why = ", ".join(f"{reason}: {count}" for reason, count in sorted(reasons.items()))
+        lag = row.get("lag_seconds")
+        source = str(row.get("newest_source_commit_at") or "")[:19].replace("T", " ")
+        lagged = f", lag {human(float(lag))} (source time {source} UTC)" if lag is not None else ""
         out.append(
             f"  {row['topic']}: {row['records_landed']} landed, {row['records_staged']} staged,"
             f" {row['records_quarantined']} quarantined{f' ({why})' if why else ''},"
-            f" keys +{row['keys_inserted']} ~{row['keys_updated']} -{row['keys_deleted']}"
+            f" keys +{row['keys_inserted']} ~{row['keys_updated']} -{row['keys_deleted']}{lagged}"
         )
     return "\n".join(out)
 
@@ -122,59 +125,3 @@ def render_text(rows: Sequence[dict[str, Any]]) -> str:
 def render_json(rows: Sequence[dict[str, Any]]) -> str:
     """The rows as JSON (one object per run and topic)."""
     return json.dumps(list(rows), indent=2, sort_keys=True, default=str)
-
-
-WIDTH, HEIGHT, MARGIN = 720, 220, 48
-
-
-def _chart(title: str, unit: str, values: list[float | None], css: str) -> str:
-    """An SVG line chart of ``values`` (one per run, None: no point)."""
-    known = [v for v in values if v is not None]
-    top = max(known, default=0.0) or 1.0
-    step = (WIDTH - 2 * MARGIN) / max(len(values) - 1, 1)
-    points = [
-        (MARGIN + i * step, HEIGHT - MARGIN - (v / top) * (HEIGHT - 2 * MARGIN))
-        for i, v in enumerate(values)
-        if v is not None
-    ]
-    path = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
-    dots = "".join(f'<circle class="{css}" cx="{x:.1f}" cy="{y:.1f}" r="3"/>' for x, y in points)
-    return (
-        f"<figure><figcaption>{html_text(title)}</figcaption>"
-        f'<svg class="chart" width="{WIDTH}" height="{HEIGHT}" role="img"'
-        f' aria-label="{html_text(title)}">'
-        f'<line x1="{MARGIN}" y1="{HEIGHT - MARGIN}" x2="{WIDTH - MARGIN}"'
-        f' y2="{HEIGHT - MARGIN}" class="axis"/>'
-        f'<line x1="{MARGIN}" y1="{MARGIN}" x2="{MARGIN}" y2="{HEIGHT - MARGIN}" class="axis"/>'
-        f'<text x="4" y="{MARGIN}">{top:.1f} {html_text(unit)}</text>'
-        f'<text x="4" y="{HEIGHT - MARGIN}">0</text>'
-        f'<text x="{MARGIN}" y="{HEIGHT - 16}">run 1</text>'
-        f'<text x="{WIDTH - MARGIN - 40}" y="{HEIGHT - 16}">run {len(values)}</text>'
-        f'<polyline class="{css}" fill="none" points="{path}"/>{dots}</svg></figure>'
-    )
-
-
-def render_html(rows: Sequence[dict[str, Any]]) -> str:
-    """A page with the lag and the throughput of each run, and the table."""
-    lines = run_lines(rows)
-    lag = _chart(
-        "Source-to-table lag per run (largest of its topics)",
-        "s",
-        [line.lag_seconds for line in lines],
-        "lag",
-    )
-    rate = _chart(
-        "Throughput per run (records staged or quarantined per second)",
-        "rec/s",
-        [line.per_second for line in lines],
-        "rate",
-    )
-    table = html_text(render_text(rows))
-    return (
-        "<!doctype html><html><head><meta charset='utf-8'><title>CDC runs</title><style>"
-        "body{font-family:sans-serif;margin:2em} .axis{stroke:#888}"
-        " polyline.lag{stroke:#c0392b;stroke-width:2} circle.lag{fill:#c0392b}"
-        " polyline.rate{stroke:#2471a3;stroke-width:2} circle.rate{fill:#2471a3}"
-        " text{font-size:11px;fill:#444} pre{font-size:12px}</style></head><body>"
-        f"<h1>The last {len(lines)} run(s)</h1>{lag}{rate}<pre>{table}</pre></body></html>\n"
-    )

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from python_helpers.engine.watch_endpoint import state_dir
-from python_helpers.run import metrics, metrics_log
+from python_helpers.run import metrics, metrics_log, quarantine
 from python_helpers.run.metrics import TopicMetrics
 
 
@@ -68,3 +68,19 @@ class RunRecord:
             print(f"warning: the run's metrics were not written: {error}", file=sys.stderr)
             return
         print(metrics.summary_line(list(self.rows.values())))
+        self._keep_quarantine(engine)
+
+    def _keep_quarantine(self, engine: Any) -> None:
+        """The quarantine summary of the topics that quarantined records in
+        this run, for ``report`` (``run.quarantine``; a failure is reported)."""
+        topics = [t for t, row in self.rows.items() if row.records_quarantined]
+        if not topics:
+            return
+        try:
+            quarantine.refresh(engine, state_dir(), topics)
+        except Exception as error:  # noqa: BLE001 - the run's data is committed already
+            line = str(error).strip().splitlines()[:1]
+            print(
+                f"warning: {quarantine.SUMMARY} was not read: {line[0] if line else error}",
+                file=sys.stderr,
+            )

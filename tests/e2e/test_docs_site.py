@@ -198,6 +198,14 @@ def test_lineage_graph_and_column_descriptions_in_chromium(site: str) -> None:
         text = page.inner_text("body")
         assert "Metadata columns" in text and "_quarantine_reason" in text
 
+        # the quarantine summary's page: its columns and the reasons' table
+        # (the doc block sync renders from the seed)
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(f"{site}/#!/model/model.cdc.cdc_quarantine_summary")
+        page.wait_for_function("document.body.innerText.includes('truncated_json')")
+        summary_page = _plain(page.inner_text("body"))
+        page.screenshot(path=str(ARTIFACTS / "docs-quarantine-summary.png"), full_page=True)
+
         page = browser.new_page(viewport={"width": 1400, "height": 900})
         page.goto(f"{site}/#!/model/model.cdc.{MODEL}")
         first = _plain(columns["order_id"]["description"])
@@ -212,6 +220,11 @@ def test_lineage_graph_and_column_descriptions_in_chromium(site: str) -> None:
     assert "Guaranteed — source order, not arrival order." in text
     # ... and links where its metadata columns are described
     assert "described once, on the overview" in text
+    assert "Quarantine at a glance" in summary_page and "example_kafka_offset" in summary_page
+    reasons = (PROJECT / "seeds" / "cdc_quarantine_reasons.csv").read_text(encoding="utf-8")
+    for reason in [line.split(",", 1)[0] for line in reasons.splitlines()[1:]]:
+        assert reason in summary_page, reason
+    assert "what to do" in summary_page
 
 
 def _signature(macro: dict[str, Any]) -> list[str]:

@@ -54,10 +54,12 @@ def _built(project: Path) -> dict[str, list[str]]:
     built: dict[str, list[str]] = {}
     for result in results["results"]:
         node = manifest["nodes"][result["unique_id"]]
-        names = [node["name"], *node["depends_on"]["nodes"]]
+        names = [node["name"], *node["depends_on"].get("nodes", [])]  # a seed: none
         token = next(
             (t for t in (CHANGED_NAME, QUIET_NAME) if any(t in name for name in names)), "other"
         )
+        if any("cdc_quarantine_" in name for name in names):
+            token = "other"  # counts every topic's quarantine: no one topic's
         built.setdefault(token, []).append(f"{node['resource_type']}:{node['name']}")
     return built
 
@@ -130,12 +132,25 @@ def test_a_project_from_init_holds_only_its_own_topics(plan_runs: dict[str, Any]
         f"{QUIET}.yml",
     ]
     nodes = plan_runs["manifest"]["nodes"].values()
-    topics = {n["config"]["meta"].get("cdc_topic") for n in nodes if n["resource_type"] == "model"}
+    models = [n for n in nodes if n["resource_type"] == "model"]
+    # every model is a topic's, but the quarantine summary of those two
+    ops = sorted(n["name"] for n in models if "cdc_topic" not in n["config"]["meta"])
+    assert ops == ["cdc_quarantine_counts", "cdc_quarantine_summary"]
+    topics = {n["config"]["meta"].get("cdc_topic") for n in models if n["name"] not in ops}
     assert topics == {CHANGED, QUIET}
     sources = {s["name"] for s in plan_runs["manifest"]["sources"].values()}
     assert sources == {CHANGED_NAME, "postgres_tpcch_warehouse", "_run_metrics"}
     relations = {n["metadata"]["name"] for n in plan_runs["catalog"]["nodes"].values()}
-    assert relations and all(CHANGED_NAME in r or QUIET_NAME in r for r in relations), relations
+    shared = {"cdc_quarantine_counts", "cdc_quarantine_summary", "cdc_quarantine_reasons"}
+    assert shared <= relations
+    topic_relations = relations - shared
+    assert topic_relations and all(CHANGED_NAME in r or QUIET_NAME in r for r in topic_relations)
+    counts = next(n for n in models if n["name"] == "cdc_quarantine_counts")
+    quarantines = sorted(n.rsplit(".", 1)[-1] for n in counts["depends_on"]["nodes"])
+    assert quarantines == [
+        f"stg_mysql__{CHANGED_NAME}__quarantine",
+        f"stg_postgres__postgres_{QUIET_NAME}__quarantine",
+    ]
     assert "PASS=" in plan_runs["first"] and "source freshness" in plan_runs["first"]
 
 
@@ -144,6 +159,9 @@ def test_the_first_run_builds_everything(plan_runs: dict[str, Any]) -> None:
     built = plan_runs["first_built"]
     assert any(n.startswith("model:") for n in built[CHANGED_NAME])
     assert any(n.startswith("model:") for n in built[QUIET_NAME])
+    # the quarantine reasons (a seed), both topics' quarantine counted, the summary
+    shared = {"model:cdc_quarantine_counts", "model:cdc_quarantine_summary"}
+    assert shared | {"seed:cdc_quarantine_reasons"} <= set(built["other"])
 
 
 def test_one_new_event_builds_only_its_topic(plan_runs: dict[str, Any]) -> None:
@@ -151,7 +169,13 @@ def test_one_new_event_builds_only_its_topic(plan_runs: dict[str, Any]) -> None:
     assert "landing" in one_event and "1 topic(s) with changed files" in one_event
     assert "(1 changed topic(s))" in plan_runs["one_event"]
     built = plan_runs["one_event_built"]
-    assert set(built) == {CHANGED_NAME}, built
+    assert set(built) == {CHANGED_NAME, "other"}, built
+    # the quarantine counts of the topics built (a merge of their rows) and
+    # their key's test; the summary view is left as it is
+    assert sorted(built["other"]) == [
+        "model:cdc_quarantine_counts",
+        "test:cdc_unique_combination_cdc_quarantine_counts_topic__reason",
+    ]
     models = [n for n in built[CHANGED_NAME] if n.startswith("model:")]
     tests = [n for n in built[CHANGED_NAME] if n.startswith("test:")]
     # its chain but the views that carry no test and need no re-creating
@@ -251,17 +275,23 @@ def test_the_report_charts_lag_and_throughput_in_chromium(plan_runs: dict[str, A
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS
         )
-        page = browser.new_page(viewport={"width": 900, "height": 700})
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
         page.goto(plan_runs["report_page"].as_uri())
         charts = page.eval_on_selector_all("svg.chart", "svgs => svgs.length")
-        rate_points = page.eval_on_selector_all("circle.rate", "dots => dots.length")
+        rate_points = page.eval_on_selector_all("#runs circle.rate", "dots => dots.length")
         lag_points = page.eval_on_selector_all("circle.lag", "dots => dots.length")
-        box = page.eval_on_selector("svg.chart", "svg => svg.getBoundingClientRect().width")
+        scroll = page.evaluate(
+            "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
+        topics = page.eval_on_selector_all("section.topic h3", "hs => hs.map(h => h.textContent)")
         page.screenshot(path=str(ARTIFACTS / "run-report.png"), full_page=True)
         browser.close()
-    assert charts == 2 and box > 600
+    # the runs' two charts, then each topic's four (lag, throughput, keys, quarantine)
+    assert sorted(topics) == sorted({CHANGED, QUIET}) and charts == 2 + 4 * 2
+    assert scroll <= 0
     assert rate_points == len(runs_listed)
-    assert lag_points == len({r["run_id"] for r in plan_runs["metrics"] if r["lag_seconds"]})
+    lagged = [r for r in plan_runs["metrics"] if r["lag_seconds"]]
+    assert lag_points >= len({r["run_id"] for r in lagged})
 
 
 def test_every_run_leaves_a_prometheus_textfile_that_parses(plan_runs: dict[str, Any]) -> None:

@@ -332,7 +332,18 @@ FLATTENED = {
 STG_FLATTENED = {
     topic: f"cdc_staging.stg_flattened__{topic.replace('.', '_')}" for topic in FLATTENED_FILES
 }
+QUARANTINE_SUMMARY = "cdc_ops.cdc_quarantine_summary"
+QUARANTINE_TABLES = [
+    QUARANTINE_DOCS,
+    QUARANTINE_ORDERS,
+    QUARANTINE_PRODUCTS,
+    QUARANTINE_SQLSERVER,
+    QUARANTINE_CDL_V1,
+    QUARANTINE_SEATUNNEL,
+    QUARANTINE_SQLSERVER_FULL_TYPES,
+]
 ALL_TABLES = [
+    QUARANTINE_SUMMARY,
     *CONNECTOR_TABLES,
     *FLATTENED.values(),
     *STG_FLATTENED.values(),

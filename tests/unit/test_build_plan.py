@@ -43,7 +43,7 @@ def test_a_narrowed_build_selects_the_topics_and_skips_the_consistent_views(
         "--select",
         "config.meta.cdc_topic:bank.public.orders+",
         "--exclude",
-        build_plan.UNCHANGED_VIEWS,
+        *build_plan.UNCHANGED_VIEWS,
         "config.materialized:view,config.meta.cdc_layer:staging",
         "config.materialized:view,config.meta.cdc_layer:quarantine",
         "config.materialized:view,config.meta.cdc_layer:heartbeats",
@@ -108,7 +108,7 @@ def test_a_watch_leaves_the_views_of_topics_that_only_got_records(tmp_path: Path
         "config.meta.cdc_topic:bank.public.orders+",
         "config.meta.cdc_topic:bank.public.payments+",
         "--exclude",
-        build_plan.UNCHANGED_VIEWS,
+        *build_plan.UNCHANGED_VIEWS,
         "config.meta.cdc_topic:bank.public.orders,config.materialized:view",
     ]
     # a build (tests included) keeps the views that carry tests (excluding

@@ -23,7 +23,15 @@ def test_init_writes_the_machinery_without_the_samples(tmp_path: Path) -> None:
     assert (target / "models" / "docs" / "_cdc_guarantees.md").exists()
     assert (target / "docs" / "guarantees.md").exists()  # the manual
     assert "`docs/`" in (target / "README.md").read_text()
-    assert not list((target / "models").rglob("*.sql"))  # no sample model
+    # no sample model: the quarantine summary and its counts only (every
+    # project's; the counts of no topic, until the first sync)
+    models = sorted(p.relative_to(target / "models") for p in (target / "models").rglob("*.sql"))
+    assert models == [
+        Path("generated", "ops", "cdc_quarantine_counts.sql"),
+        Path("ops", "cdc_quarantine_summary.sql"),
+    ]
+    counts = (target / "models" / "generated" / "ops" / "cdc_quarantine_counts.sql").read_text()
+    assert "quarantines=[\n    ]" in counts
     assert not list((target / "topics").glob("*.yml")) and not (target / SPEC_DIR).exists()
     assert not (target / "sample_landing").exists() and (target / "landing").is_dir()
     assert not (target / "bench").exists()

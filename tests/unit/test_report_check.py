@@ -100,3 +100,37 @@ def test_durations_read_as_people_write_them() -> None:
         "2.0 h",
         "3 days",
     ]
+
+
+def test_tombstones_alone_raise_no_alert_the_seed_says_they_are_expected(
+    tmp_path: Path,
+) -> None:
+    """A delete is followed by its tombstone: a topic that quarantined only
+    tombstones (the seed's `needs_attention: false`) passes; one more
+    reason that needs a person fails, naming that reason only."""
+    rows = [
+        {
+            "topic": "deleting",
+            "lag_seconds": 1.0,
+            "records_quarantined": 3,
+            "quarantined_by_reason": '{"tombstone": 3}',
+        }
+    ]
+    project = _project(tmp_path, rows, {"deleting": NOW})
+    (project / "seeds").mkdir()
+    seed = PROJECT / "seeds" / "cdc_quarantine_reasons.csv"
+    (project / "seeds" / seed.name).write_bytes(seed.read_bytes())
+    passed = _check(project)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    rows[0] |= {
+        "records_quarantined": 4,
+        "quarantined_by_reason": '{"tombstone": 3, "null_value": 1}',
+    }
+    failed = _check(_project(tmp_path / "again", rows, {"deleting": NOW}))
+    assert failed.returncode == 1
+    # without the seed every reason counts; with it, only null_value
+    (tmp_path / "again" / "project" / "seeds").mkdir()
+    (tmp_path / "again" / "project" / "seeds" / seed.name).write_bytes(seed.read_bytes())
+    named = _check(tmp_path / "again" / "project")
+    assert named.returncode == 1
+    assert "quarantined 1 record(s): null_value 1" in named.stdout

@@ -1,0 +1,66 @@
+"""Quarantine at a glance, for ``report`` and ``report --check``.
+
+The reasons come from the seed ``seeds/cdc_quarantine_reasons.csv`` (what
+each means, whether it needs a person, what to do: read as a file, no
+Spark). The per-topic figures come from the model ``cdc_quarantine_summary``
+(every topic's quarantine by reason, oldest and newest landing, an example
+record's coordinates: the table ``cdc_quarantine_counts``, which each build
+keeps for the topics it builds, with the seed's meanings): a run that
+quarantined records reads its rows of those topics and keeps them in
+``<state>/quarantine-summary.json``, which ``report`` shows without
+starting Spark.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from python_helpers.engine.sql_engine import SqlEngine
+from python_helpers.escaping import spark_string
+from python_helpers.project.quarantine_reasons import reasons
+
+SUMMARY = "cdc_ops.cdc_quarantine_summary"
+STORE = "quarantine-summary.json"
+
+
+def expected(project: Path) -> set[str]:
+    """The reasons that need no person (a tombstone after a delete)."""
+    return {name for name, reason in reasons(project).items() if not reason.needs_attention}
+
+
+def refresh(engine: SqlEngine, state: Path, topics: Iterable[str]) -> None:
+    """Read the summary's rows of ``topics`` and keep them (each topic's
+    rows replaced: a topic without a row now has none kept)."""
+    chosen = sorted(set(topics))
+    if not chosen:
+        return
+    listed = ", ".join(spark_string(topic) for topic in chosen)
+    rows = engine.sql(f"select * from {SUMMARY} where topic in ({listed})")
+    kept = {topic: found for topic, found in load(state).items() if topic not in chosen}
+    for row in rows:
+        kept.setdefault(str(row["topic"]), []).append(
+            {
+                key: value if isinstance(value, (int, float, bool)) or value is None else str(value)
+                for key, value in row.items()
+            }
+        )
+    path = state / STORE
+    fresh = path.with_suffix(".tmp")
+    fresh.write_text(json.dumps(kept, sort_keys=True, indent=1), encoding="utf-8")
+    os.replace(fresh, path)
+
+
+def load(state: Path) -> dict[str, list[dict[str, Any]]]:
+    """The kept summary rows, by topic (none before a run quarantined)."""
+    path = state / STORE
+    if not path.exists():
+        return {}
+    try:
+        loaded: dict[str, list[dict[str, Any]]] = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError:
+        return {}
+    return loaded
