@@ -13,16 +13,7 @@ reasons as (
 
 final as (
     select
-        counted.topic,
-        counted.reason,
-        counted.records,
-        counted.oldest_landed_at,
-        counted.newest_landed_at,
-        counted.example_kafka_partition,
-        counted.example_kafka_offset,
-        counted.example_landing_file,
-        counted.example_landing_line,
-        counted.counted_at,
+        counted.*,
         reasons.what_to_do,
         coalesce(reasons.needs_attention, true) as needs_attention,
         coalesce(reasons.meaning, 'a reason cdc_quarantine_reasons does not list') as meaning

@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 from project_paths import PROJECT
+from report_pages import read_report_page
 
 from python_helpers.run import prometheus
 
@@ -130,52 +131,26 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 def test_the_page_opens_with_what_needs_attention_and_fits_the_screen(
     page: dict[str, Any],
 ) -> None:
-    from playwright.sync_api import sync_playwright
-    from test_docs_site import ARTIFACTS, CHROMIUM, CHROMIUM_FLAGS
-
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS
-        )
-        tab = browser.new_page(viewport={"width": 1280, "height": 800})
-        tab.goto(page["path"].as_uri())
-        scroll = tab.evaluate(
-            "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
-        )
-        attention = tab.inner_text("section.attention")
-        first_topic = tab.inner_text("section.topic h3")
-        charts = tab.eval_on_selector_all("svg.chart", "svgs => svgs.length")
-        widths = tab.eval_on_selector_all(
-            "svg.chart", "svgs => svgs.map(s => s.getBoundingClientRect().right)"
-        )
-        topics = tab.eval_on_selector_all("section.topic h3", "hs => hs.map(h => h.textContent)")
-        injected = tab.evaluate(
-            "() => document.querySelectorAll('img, script').length"
-            " + [...document.querySelectorAll('b')].filter(b => b.textContent === 'bold').length"
-        )
-        title = tab.title()
-        lag_points = tab.eval_on_selector_all("circle.lag", "dots => dots.length")
-        bars = tab.eval_on_selector_all("rect.q0, rect.q1", "bars => bars.length")
-        tab.screenshot(path=str(ARTIFACTS / "run-report-page.png"), full_page=True)
-        browser.close()
-    width, visible = scroll
+    shown = read_report_page(page["path"], "run-report-page.png")
+    width, visible = shown["widths"]
     assert width <= visible, f"scrolls sideways: {width} > {visible}"
-    assert max(widths) <= visible
+    assert max(shown["chart_rights"]) <= visible
     # what needs attention, first: the quarantining, stale and lagging topics
+    attention = shown["attention"]
     assert attention.startswith("Needs attention: 3 of 4 topic(s)")
     assert "malformed_json 1" in attention and "tombstone" not in attention.split("What to do")[0]
     assert "not JSON" in attention and "What to do:" in attention
     assert "last successful run 3 days ago" in attention
     assert "source lag 730 days > max_lag 60 min" in attention
-    assert first_topic in (QUARANTINING, STALE, LAGGING)
+    assert shown["topics"][0] in (QUARANTINING, STALE, LAGGING)
     # every topic: lag, throughput, keys changed, quarantined; plus the two of all runs
-    assert sorted(topics) == sorted(TOPICS)
-    assert charts == 2 + 4 * len(TOPICS)
-    assert lag_points >= RUNS
-    assert bars == 2 * (RUNS // 4)  # malformed_json and tombstone, stacked
+    assert sorted(shown["topics"]) == sorted(TOPICS)
+    assert shown["charts"] == 2 + 4 * len(TOPICS)
+    assert shown["lag_points"] >= RUNS and shown["run_rate_points"] == RUNS
+    assert shown["quarantine_bars"] == 2 * (RUNS // 4)  # malformed_json and tombstone, stacked
     # the HTML name is text: no element made of it, nothing ran
-    assert HOSTILE in topics and injected == 0 and title == "CDC report"
+    assert HOSTILE in shown["topics"] and shown["injected"] == 0
+    assert shown["title"] == "CDC report"
 
 
 def test_durations_read_in_human_units_with_the_source_time(page: dict[str, Any]) -> None:

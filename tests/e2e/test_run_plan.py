@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 from project_paths import PROJECT, copy_sample_topic
 from project_runs import run_in
+from report_pages import read_report_page
 
 from python_helpers.project.init_project import fresh_project
 
@@ -263,35 +264,18 @@ def test_every_run_that_did_something_is_kept_in_the_metrics_table(
 
 
 def test_the_report_charts_lag_and_throughput_in_chromium(plan_runs: dict[str, Any]) -> None:
-    from playwright.sync_api import sync_playwright
-    from test_docs_site import ARTIFACTS, CHROMIUM, CHROMIUM_FLAGS
-
     text = plan_runs["report"]
     runs_listed = sorted({row["run_id"] for row in plan_runs["metrics"]})
     assert all(str(run) in text for run in runs_listed)
     assert f"topics of run {runs_listed[-1]}:" in text and f"{CHANGED}: 1 landed" in text
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS
-        )
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
-        page.goto(plan_runs["report_page"].as_uri())
-        charts = page.eval_on_selector_all("svg.chart", "svgs => svgs.length")
-        rate_points = page.eval_on_selector_all("#runs circle.rate", "dots => dots.length")
-        lag_points = page.eval_on_selector_all("circle.lag", "dots => dots.length")
-        scroll = page.evaluate(
-            "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
-        )
-        topics = page.eval_on_selector_all("section.topic h3", "hs => hs.map(h => h.textContent)")
-        page.screenshot(path=str(ARTIFACTS / "run-report.png"), full_page=True)
-        browser.close()
+    shown = read_report_page(plan_runs["report_page"], "run-report.png")
     # the runs' two charts, then each topic's four (lag, throughput, keys, quarantine)
-    assert sorted(topics) == sorted({CHANGED, QUIET}) and charts == 2 + 4 * 2
-    assert scroll <= 0
-    assert rate_points == len(runs_listed)
+    assert sorted(shown["topics"]) == sorted({CHANGED, QUIET}) and shown["charts"] == 2 + 4 * 2
+    width, visible = shown["widths"]
+    assert width <= visible
+    assert shown["run_rate_points"] == len(runs_listed)
     lagged = [r for r in plan_runs["metrics"] if r["lag_seconds"]]
-    assert lag_points >= len({r["run_id"] for r in lagged})
+    assert shown["lag_points"] >= len({r["run_id"] for r in lagged})
 
 
 def test_every_run_leaves_a_prometheus_textfile_that_parses(plan_runs: dict[str, Any]) -> None:
