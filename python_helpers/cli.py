@@ -170,7 +170,7 @@ def _write_page(args: argparse.Namespace, rows: list[dict[str, Any]]) -> None:
         findings, topics = _findings(args)
     except ValueError as error:  # a declaration's limit: the page still shows the runs
         print(f"warning: {error}; the page lists no finding", file=sys.stderr)
-        findings, topics = [], len(rows)
+        findings, topics = [], len({row["topic"] for row in rows})
     page = report_page.Page(
         rows=rows,
         findings=findings,

@@ -83,6 +83,8 @@ def topic_limits(
 class Finding:
     topic: str
     why: str
+    # the quarantine reasons that need a person, for a quarantining topic
+    reasons: tuple[str, ...] = ()
 
 
 def check(
@@ -118,18 +120,18 @@ def check(
                     f" > max_staleness {human(limit['max_staleness'])}",
                 )
             )
-        reasons = _reasons(row)
+        reasons = quarantined_by_reason(row)
         needing = {r: n for r, n in sorted(reasons.items()) if r not in expected and n}
         if needing:
             listed = ", ".join(f"{reason} {count}" for reason, count in needing.items())
             why = f"its last run quarantined {sum(needing.values())} record(s): {listed}"
-            found.append(Finding(topic, why))
+            found.append(Finding(topic, why, tuple(needing)))
     return found
 
 
-def _reasons(row: dict[str, Any]) -> dict[str, int]:
+def quarantined_by_reason(row: dict[str, Any]) -> dict[str, int]:
     """A metrics row's quarantined records by reason (all under "unknown"
-    when the row has no breakdown)."""
+    when the row has no breakdown); the report page reads it too."""
     given = row.get("quarantined_by_reason")
     try:
         reasons = json.loads(given) if isinstance(given, str) else dict(given or {})

@@ -5,10 +5,10 @@ each means, whether it needs a person, what to do: read as a file, no
 Spark). The per-topic figures come from the model ``cdc_quarantine_summary``
 (every topic's quarantine by reason, oldest and newest landing, an example
 record's coordinates: the table ``cdc_quarantine_counts``, which each build
-keeps for the topics it builds, with the seed's meanings): a run that
-quarantined records reads its rows of those topics and keeps them in
-``<state>/quarantine-summary.json``, which ``report`` shows without
-starting Spark.
+keeps for the topics it builds, with the seed's meanings): a run reads
+the rows of its topics that quarantined records or have rows kept already
+(``to_read``) and keeps them in ``<state>/quarantine-summary.json``, which
+``report`` shows without starting Spark.
 """
 
 from __future__ import annotations
@@ -30,6 +30,15 @@ STORE = "quarantine-summary.json"
 def expected(project: Path) -> set[str]:
     """The reasons that need no person (a tombstone after a delete)."""
     return {name for name, reason in reasons(project).items() if not reason.needs_attention}
+
+
+def to_read(state: Path, quarantined: dict[str, int]) -> list[str]:
+    """The topics of a run (``quarantined``: each one's quarantined records
+    in it) whose kept rows may have changed: those that quarantined, and
+    those with rows kept already (a `schema_not_covered` record staged after
+    a sync, a rebuild: their counts change with nothing quarantined)."""
+    kept = load(state)
+    return sorted(topic for topic, count in quarantined.items() if count or topic in kept)
 
 
 def refresh(engine: SqlEngine, state: Path, topics: Iterable[str]) -> None:

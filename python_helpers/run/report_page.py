@@ -16,7 +16,6 @@ sideways on a laptop screen (checked at 1280 px in Chromium).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -24,7 +23,7 @@ from typing import Any
 
 from python_helpers.escaping import html_text
 from python_helpers.project.quarantine_reasons import Reason
-from python_helpers.run.alerts import Finding, human
+from python_helpers.run.alerts import Finding, human, quarantined_by_reason
 from python_helpers.run.report import run_lines
 
 WIDTH, HEIGHT, PAD = 720, 200, 44
@@ -168,7 +167,7 @@ def bar_chart(title: str, series: Sequence[tuple[str, str, Sequence[float]]], ru
 def _by_reason(ordered: list[dict[str, Any] | None]) -> list[tuple[str, str, list[float]]]:
     """Quarantined records per run, a series per reason (the most frequent
     REASON_COLOURS - 1, the rest as "other"); one empty series when none."""
-    per_run = [_reasons_of(r) if r else {} for r in ordered]
+    per_run = [quarantined_by_reason(r) if r else {} for r in ordered]
     totals: dict[str, int] = {}
     for reasons in per_run:
         for name, count in reasons.items():
@@ -185,15 +184,6 @@ def _by_reason(ordered: list[dict[str, Any] | None]) -> list[tuple[str, str, lis
     return series or [("q0", "quarantined", [0.0] * len(ordered))]
 
 
-def _reasons_of(row: dict[str, Any]) -> dict[str, int]:
-    given = row.get("quarantined_by_reason")
-    try:
-        loaded = json.loads(given) if isinstance(given, str) else dict(given or {})
-    except ValueError:
-        loaded = {}
-    return {str(reason): int(count or 0) for reason, count in loaded.items()}
-
-
 def _attention(page: Page) -> str:
     if not page.findings:
         return (
@@ -203,14 +193,12 @@ def _attention(page: Page) -> str:
         )
     items = []
     for finding in page.findings:
-        todo = ""
-        if "quarantined" in finding.why:
-            todo = "".join(
-                f'<div class="todo"><code>{html_text(name)}</code>: {html_text(reason.meaning)}'
-                f" <b>What to do:</b> {html_text(reason.what_to_do)}</div>"
-                for name, reason in page.reasons.items()
-                if name in finding.why
-            )
+        todo = "".join(
+            f'<div class="todo"><code>{html_text(name)}</code>: {html_text(reason.meaning)}'
+            f" <b>What to do:</b> {html_text(reason.what_to_do)}</div>"
+            for name in finding.reasons
+            if (reason := page.reasons.get(name)) is not None
+        )
         items.append(
             f'<li><a href="#{_anchor(finding.topic)}"><b>{html_text(finding.topic)}</b></a>:'
             f' <span class="why">{html_text(finding.why)}</span>{todo}</li>'
@@ -277,7 +265,7 @@ def _topic_section(
 def _quarantine_table(topic: str, rows: list[dict[str, Any]], page: Page) -> str:
     recent: dict[str, int] = {}
     for row in rows:
-        for name, count in _reasons_of(row).items():
+        for name, count in quarantined_by_reason(row).items():
             recent[name] = recent.get(name, 0) + count
     summary = {str(r["reason"]): r for r in page.summary.get(topic, [])}
     names = sorted(set(recent) | set(summary))

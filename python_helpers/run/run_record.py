@@ -71,12 +71,14 @@ class RunRecord:
         self._keep_quarantine(engine)
 
     def _keep_quarantine(self, engine: Any) -> None:
-        """The quarantine summary of the topics that quarantined records in
-        this run, for ``report`` (``run.quarantine``; a failure is reported)."""
-        topics = [t for t, row in self.rows.items() if row.records_quarantined]
-        if not topics:
-            return
+        """The quarantine summary of the run's topics whose rows may have
+        changed (``quarantine.to_read``), for ``report``; a failure is
+        reported."""
         try:
+            quarantined = {t: row.records_quarantined or 0 for t, row in self.rows.items()}
+            topics = quarantine.to_read(state_dir(), quarantined)
+            if not topics:
+                return
             quarantine.refresh(engine, state_dir(), topics)
         except Exception as error:  # noqa: BLE001 - the run's data is committed already
             line = str(error).strip().splitlines()[:1]

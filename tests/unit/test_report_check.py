@@ -134,3 +134,21 @@ def test_tombstones_alone_raise_no_alert_the_seed_says_they_are_expected(
     named = _check(tmp_path / "again" / "project")
     assert named.returncode == 1
     assert "quarantined 1 record(s): null_value 1" in named.stdout
+
+
+def test_a_quarantine_finding_names_its_reasons_and_the_kept_rows_follow_the_runs(
+    tmp_path: Path,
+) -> None:
+    """The page lists a finding's reasons from the finding itself (not from
+    its text); a run reads the summary again for the topics that quarantined
+    and for those with rows kept (a replayed record can empty them)."""
+    from python_helpers.run import quarantine
+
+    row = {"lag_seconds": 1.0, "records_quarantined": 4}
+    row["quarantined_by_reason"] = '{"tombstone": 3, "null_value": 1}'
+    limits = {"t": {"max_lag": 3600.0, "max_staleness": 86400.0}}
+    found = alerts.check({"t": row}, {"t": NOW}, limits, NOW, expected={"tombstone"})
+    assert [(f.topic, f.reasons) for f in found] == [("t", ("null_value",))]
+    assert quarantine.to_read(tmp_path, {"a": 2, "b": 0, "c": 0}) == ["a"]
+    (tmp_path / quarantine.STORE).write_text(json.dumps({"b": [{"reason": "x"}]}))
+    assert quarantine.to_read(tmp_path, {"a": 2, "b": 0, "c": 0}) == ["a", "b"]
