@@ -43,11 +43,26 @@ def spark_identifier(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
+# what a literal never holds as itself: every character Python's
+# ``str.splitlines`` breaks a line at (a filter or tool that splits lines
+# must never cut a name in two: VT, FF, FS, GS, RS, NEL, U+2028, U+2029)
+# and every other C0 and C1 control character
+UNSAFE_IN_LITERALS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escaped_character(match: re.Match[str]) -> str:
+    char = match.group(0)
+    return _SHORT_ESCAPES.get(char) or f"\\u{ord(char):04x}"
+
+
 def _single_quoted(text: str) -> str:
-    """``text`` in single quotes, backslash, quote and line breaks escaped
-    with backslashes: a literal to Spark SQL and to Jinja alike."""
+    """``text`` in single quotes, backslash and quote escaped with
+    backslashes, and every line break or control character (UNSAFE_IN_LITERALS)
+    written as an escape (``\\n``, ``\\u2028``): a literal to Spark SQL and to
+    Jinja alike, on one line whatever splits it."""
     escaped = text.replace("\\", "\\\\").replace("'", "\\'")
-    return "'" + escaped.replace("\n", "\\n").replace("\r", "\\r") + "'"
+    return "'" + UNSAFE_IN_LITERALS.sub(_escaped_character, escaped) + "'"
 
 
 def spark_string(text: str) -> str:

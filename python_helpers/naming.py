@@ -2,15 +2,34 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
+
+# the longest identifier made from a topic: every file, model and table
+# named after it stays under the file systems' 255 bytes (the longest,
+# `stg_sqlserver__<entity>__heartbeats.sql`, is 31 more) and the
+# metastore's 256 characters
+MAX_IDENTIFIER = 200
+_DIGEST = 8
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:_DIGEST]
 
 
 def identifier(text: str) -> str:
-    """A lowercase Spark/dbt identifier made from any text."""
+    """A lowercase Spark/dbt identifier made from any text: runs of other
+    characters than ASCII letters and digits become ``_``; a text with no
+    letter or digit (``-_-``, a legal topic name) is ``t_<digest>``; one
+    longer than MAX_IDENTIFIER is cut, ``_<digest>`` of the whole text
+    after it (two long names that share a beginning stay apart)."""
     cleaned = re.sub(r"[^0-9a-zA-Z]+", "_", text).strip("_").lower()
     if not cleaned:
-        raise ValueError(f"cannot make an identifier from {text!r}")
-    return cleaned if not cleaned[0].isdigit() else f"t_{cleaned}"
+        return f"t_{_digest(text)}"
+    cleaned = cleaned if not cleaned[0].isdigit() else f"t_{cleaned}"
+    if len(cleaned) > MAX_IDENTIFIER:
+        cleaned = cleaned[: MAX_IDENTIFIER - _DIGEST - 1].rstrip("_") + "_" + _digest(text)
+    return cleaned
 
 
 def entity_name(topic: str) -> str:

@@ -46,12 +46,12 @@
             as {{ cdc_source_column_name(name) }},
         {%- endfor %}
         {%- endif %}
-        {{ _cdc_landing_columns('events') | indent(4) }}
+        {{ cdc_indent(_cdc_landing_columns('events'), 4) }}
     from (
         select
             parsed.*,
             case
-                {{ _cdc_record_reasons('parsed') | indent(12) }}
+                {{ cdc_indent(_cdc_record_reasons('parsed'), 12) }}
                 when parsed._event is null then 'null_payload'
                 {%- if notifications %}
                 when parsed._event.id is null
@@ -70,7 +70,7 @@
                 {%- endif %}
             end as _quarantine_reason,
             case
-                {{ _cdc_record_details('parsed') | indent(16) }}
+                {{ cdc_indent(_cdc_record_details('parsed'), 16) }}
                 {%- if transactions %}
                 when upper(parsed._event.status) not in ('BEGIN', 'END')
                     then concat('status = ', parsed._event.status)
@@ -84,9 +84,9 @@
             from (
                 select
                     raw.*,
-                    {{ _cdc_parse_value('raw.kafka_value', spec.value_type) | indent(16) }}
+                    {{ cdc_indent(_cdc_parse_value('raw.kafka_value', spec.value_type), 16) }}
                         as message,
-                    {{ _cdc_repeated_envelope_fields('raw.kafka_value') | indent(16) }}
+                    {{ cdc_indent(_cdc_repeated_envelope_fields('raw.kafka_value'), 16) }}
                         as _cdc_repeated_fields
                 from {{ relation }} as raw
                 where {{ cdc_new_batches_filter('raw.landing_batch') }}
@@ -191,7 +191,7 @@
         events.{{ cdc_source_column_name(name) }},
         {%- endfor %}
         {%- endif %}
-        {{ _cdc_kafka_columns('events') | indent(4) }}
+        {{ cdc_indent(_cdc_kafka_columns('events'), 4) }}
     from {{ relation }} as events
     where events._quarantine_reason is null
 {%- endmacro %}

@@ -9,11 +9,39 @@
     `{{ name | replace('`', '``') }}`
 {%- endmacro %}
 
-{#- `text` as a Spark SQL string literal: backslashes, quotes and line
-    breaks escaped (Spark reads backslash escapes in literals). -#}
+{#- `text` as a Spark SQL string literal: backslashes and quotes escaped,
+    and every line break and control character (`\n`, VT, FF, NEL,
+    U+2028, ...: whatever splits a line) written as an escape, so no text
+    filter can cut it (Spark reads backslash escapes in literals). The
+    twin of escaping.UNSAFE_IN_LITERALS. -#}
 {% macro cdc_string(text) -%}
-    '{{ text | string | replace('\\', '\\\\') | replace("'", "\\'")
-        | replace('\n', '\\n') | replace('\r', '\\r') }}'
+    {%- set escaped = text | string | replace('\\', '\\\\') | replace("'", "\\'") -%}
+    {%- set unsafe = '[\x00-\x1f\x7f-\x9f\u2028\u2029]' -%}
+    {%- if modules.re.search(unsafe, escaped) -%}
+        {%- set short = {'\n': '\\n', '\r': '\\r', '\t': '\\t'} -%}
+        {%- set parts = [] -%}
+        {%- for char in escaped -%}
+            {%- if modules.re.match(unsafe, char) -%}
+                {%- do parts.append(short.get(char) or '\\u' ~ char.encode('utf-16-be').hex()) -%}
+            {%- else -%}
+                {%- do parts.append(char) -%}
+            {%- endif -%}
+        {%- endfor -%}
+        {%- set escaped = parts | join('') -%}
+    {%- endif -%}
+    '{{ escaped }}'
+{%- endmacro %}
+
+{#- `text` with `width` spaces after each `\n`, an empty line left empty:
+    Jinja's `indent` filter for generated SQL that holds names from the
+    data. `indent` breaks lines wherever Python's `splitlines` does (VT,
+    FF, NEL, U+2028, ...), so it put spaces inside a backquoted name that
+    held one (issue 53); this breaks at `\n` only. -#}
+{% macro cdc_indent(text, width) -%}
+    {%- set pad = ' ' * width -%}
+    {%- for line in (text | string).split('\n') -%}
+        {{- '\n' if not loop.first -}}{{- pad if line and not loop.first -}}{{- line -}}
+    {%- endfor -%}
 {%- endmacro %}
 
 {#- True for the columns the project adds to a topic's rows (`_cdc_*`,

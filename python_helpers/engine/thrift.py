@@ -68,6 +68,9 @@ def submit_command(project: Path, server: Server) -> list[str]:
         f"hive.server2.thrift.bind.host={HOST}",
         "--hiveconf",
         f"hive.server2.thrift.port={server.port}",
+        # Hive's own `${...}` substitution off too (Spark's is off in the profile)
+        "--hiveconf",
+        "hive.variable.substitute=false",
         "spark-internal",
     ]
 

@@ -29,7 +29,7 @@ from python_helpers.land.landing import (
     topic_dirs,
     topic_files,
 )
-from python_helpers.project import generated_models
+from python_helpers.project import generated_models, name_claims
 from python_helpers.project.code_check import sql_problem
 from python_helpers.project.project_check import check_project
 from python_helpers.project.scaffold import scaffold_all
@@ -182,11 +182,11 @@ def _validated(config: Declared) -> Declared:
     column_settings.declared_docs(config)
     model_name = config.settings.get("model_name")
     if model_name is not None and not (
-        isinstance(model_name, str) and re.fullmatch(r"[a-z_][a-z0-9_]*", model_name)
+        isinstance(model_name, str) and re.fullmatch(r"[a-z_][a-z0-9_]{0,199}", model_name)
     ):
         raise SpecError(
             f"{config.origin}: model_name is {model_name!r}; expected a lowercase identifier"
-            " (letters, digits, underscores)"
+            " (letters, digits, underscores; at most 200)"
         )
     key = config.settings.get("primary_key")
     if key is not None and not (
@@ -577,6 +577,7 @@ def sync(
     always scans everything."""
     result = SyncResult()
     specs = spec_files.load_specs(project)
+    stored = set(specs)
     state_path = None if check or state_dir is None else state_dir / STATE_FILE
     state = ScanState.load(state_path, spec_files.digest(project))
     dirs = topic_dirs(landing)
@@ -621,6 +622,11 @@ def sync(
     }
     # every topic of the project resolved once: what each generator reads
     every = topics.resolve(project, specs, {t: item.settings for t, item in declared.items()})
+    # a new topic whose names another topic or file has is left out alone
+    for refused, why in name_claims.clashes(project, every, set(result.specs) - stored).items():
+        result.failed[refused] = why
+        for held in (result.specs, specs, every, declared):
+            held.pop(refused, None)
     rendered: dict[str, str] = {}
     checked = _leave_out_unsafe(project, result, specs, every, rendered)
     wanted = [declared[topic] for topic in sorted(result.specs) if topic in declared]

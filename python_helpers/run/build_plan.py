@@ -149,6 +149,15 @@ def plan(
     return Plan(args, topics, what, not edited, views)
 
 
+def needs_seeds(planned: Plan, command: list[str]) -> bool:
+    """Whether ``command`` must have the seeds loaded first: a `dbt run`
+    (which loads none) that builds more than the changed topics' models
+    (the quarantine summary reads the seed ``cdc_quarantine_reasons``; a
+    first `run -- run` failed on it every time). A `build` loads them
+    itself; a narrowed run leaves the views reading them alone."""
+    return command[0] == "run" and not planned.narrowed and not _selects(command)
+
+
 def _excluding(selectors: list[str]) -> list[str]:
     """dbt's ``--exclude`` of ``selectors`` (nothing when there are none)."""
     return ["--exclude", *selectors] if selectors else []

@@ -334,6 +334,12 @@ def _build(
     print(f"dbt {' '.join(command)}  ({planned.reason})", flush=True)
     if visible_first:  # noted first: a run that fails midway may have staged some
         checks.add(state_dir(), planned.topics, time.time_ns() // 1000)
+    if build_plan.needs_seeds(planned, command):
+        seeded = dbt.invoke(["seed"])
+        if not seeded.success:
+            record.dbt_done(seeded)
+            _say_failed_nodes(seeded)
+            return False
     result = dbt.invoke(command)
     record.dbt_done(result)
     steps.append(("dbt " + dbt_args[0], time.monotonic() - started))

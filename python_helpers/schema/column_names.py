@@ -5,7 +5,8 @@ python_helpers.escaping), unless Spark cannot hold it apart. That is when
 its name
 
 - equals another column's name as Spark compares names by default
-  (case-insensitively: ``Name`` and ``name``, Java's ``equalsIgnoreCase``),
+  (case-insensitively: ``Name`` and ``name``, Java's ``equalsIgnoreCase``)
+  or as the metastore does (trailing blanks ignored: ``pad`` and ``pad ``),
 - or one of the columns the project adds (``_cdc_*``, ``_kafka_*``,
   ``_landing_*``, ``_quarantine_*``, ``_landed_at``, ``_staged_at``,
   ``_document``, ``is_*`` and ``valid_*`` of the history and current
@@ -59,6 +60,14 @@ def spark_key(name: str) -> str:
     return "".join(c.upper().lower() if len(c.upper()) == 1 else c.lower() for c in name)
 
 
+def catalog_key(name: str) -> str:
+    """What the metastore compares when it stores a table's columns: Spark's
+    comparison (``spark_key``) without trailing blanks (Derby, and MySQL's
+    usual collations, compare strings padded with blanks: ``pad`` and ``pad ``
+    are one column there, and the second failed its table's commit)."""
+    return spark_key(name).rstrip(" ")
+
+
 def _is_projects(name: str) -> bool:
     key = spark_key(name)
     return key in _PROJECT_NAMES or key.startswith(_PROJECT_PREFIXES)
@@ -87,29 +96,29 @@ def spark_names(
     columns; then the others, in order."""
     names = list(dict.fromkeys(names))
     kept = {source: column for source, column in (kept or {}).items() if source in names}
-    taken: set[str] = {spark_key(column) for column in kept.values()}
+    taken: set[str] = {catalog_key(column) for column in kept.values()}
     mapped: dict[str, str] = dict(kept)
     key_names = [k for k in dict.fromkeys(keys) if k in names and k not in kept]
     for key in key_names:
-        if _unheld(key) or spark_key(key) in taken:
+        if _unheld(key) or catalog_key(key) in taken:
             raise ColumnNameError(
                 f"primary key column {key!r} cannot keep its name in Spark (empty, starting"
-                " with #, one of the project's columns, or equal to another column but for"
-                " case); key columns are not renamed: choose another primary_key in the"
-                " declaration"
+                " with #, one of the project's columns, or equal to another column but for case"
+                " or trailing blanks); key columns are not renamed: choose another primary_key"
+                " in the declaration"
             )
-        taken.add(spark_key(key))
+        taken.add(catalog_key(key))
     for name in names:
         if name in kept or name in key_names:
             continue
-        if not _unheld(name) and spark_key(name) not in taken:
-            taken.add(spark_key(name))
+        if not _unheld(name) and catalog_key(name) not in taken:
+            taken.add(catalog_key(name))
             continue
         stem = _stem(name)
         candidate, n = stem, 2
-        while _unheld(candidate) or spark_key(candidate) in taken:
+        while _unheld(candidate) or catalog_key(candidate) in taken:
             candidate, n = f"{stem}_{n}", n + 1
-        taken.add(spark_key(candidate))
+        taken.add(catalog_key(candidate))
         mapped[name] = candidate
     return {source: column for source, column in mapped.items() if source != column}
 

@@ -5,15 +5,18 @@ Jinja, Markdown and HTML."""
 
 from __future__ import annotations
 
+import functools
 import html.parser
 import json
 import re
+from types import SimpleNamespace
 from typing import Any
 
 import jinja2
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from project_paths import PROJECT
 
 from python_helpers.escaping import (
     dbt_code,
@@ -109,10 +112,68 @@ def test_spark_quoting_round_trips_through_its_rules(text: str) -> None:
     assert quoted[1:-1].replace("``", "").count("`") == 0
     assert quoted[1:-1].replace("``", "`") == text
     literal = spark_string(text)
+    assert len(literal.splitlines()) == 1  # nothing that splits lines is left in it
     body = literal[1:-1]
     assert re.fullmatch(r"(?:[^'\\\n\r]|\\.)*", body, re.DOTALL)
-    unescaped = re.sub(r"\\(.)", lambda m: {"n": "\n", "r": "\r"}.get(m[1], m[1]), body)
-    assert unescaped == text
+    assert _unescaped(body) == text
+
+
+def _unescaped(body: str) -> str:
+    """A literal's text as Spark's parser reads it (its escapes: ``\\uXXXX``,
+    ``\\n``, ``\\r``, ``\\t``, else the character itself)."""
+    short = {"n": "\n", "r": "\r", "t": "\t"}
+    return re.sub(
+        r"\\(u[0-9a-f]{4}|.)",
+        lambda m: chr(int(m[1][1:], 16)) if len(m[1]) == 5 else short.get(m[1], m[1]),
+        body,
+        flags=re.DOTALL,
+    )
+
+
+# every character a tool that splits lines breaks at, and the control
+# characters: a name from the data may hold any of them (PostgreSQL allows
+# all but NUL)
+SEPARATORS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\t\x01\x1f\x7f\x9f"
+SEPARATED = st.text(
+    alphabet=st.one_of(st.sampled_from(SEPARATORS + "`'\\ "), st.characters(codec="utf-8")),
+    max_size=30,
+)
+
+
+@functools.cache
+def _quoting_macros() -> Any:
+    """macros/quoting/cdc_quoting.sql rendered by Jinja with what dbt gives
+    its macros here (``modules.re``, the ``do`` statement)."""
+    environment = jinja2.Environment(extensions=["jinja2.ext.do"])
+    environment.globals["modules"] = SimpleNamespace(re=re)
+    source = (PROJECT / "macros" / "quoting" / "cdc_quoting.sql").read_text(encoding="utf-8")
+    return environment.from_string(source).module
+
+
+@settings(max_examples=300, deadline=None)
+@given(SEPARATED)
+def test_the_jinja_literal_macro_is_the_twin_of_spark_string(text: str) -> None:
+    assert str(_quoting_macros().cdc_string(text)) == spark_string(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(SEPARATED, min_size=1, max_size=4))
+def test_indenting_generated_sql_never_cuts_a_name(names: list[str]) -> None:
+    """cdc_indent puts spaces after line feeds only: every backquoted name
+    in the indented text is still the name (Jinja's `indent` cut names at
+    VT, FF, NEL, U+2028, ...)."""
+    sql = "\n".join(f"select {spark_identifier(name)} as x," for name in names if "\n" not in name)
+    indented = str(_quoting_macros().cdc_indent(sql, 8))
+    assert indented.replace("\n        ", "\n") == sql
+
+
+def test_no_macro_indents_with_jinjas_indent_filter() -> None:
+    found = [
+        str(path.relative_to(PROJECT))
+        for path in (PROJECT / "macros").rglob("*.sql")
+        if re.search(r"\|\s*indent\b", path.read_text(encoding="utf-8"))
+    ]
+    assert found == [], "use cdc_indent: `indent` breaks lines inside names from the data"
 
 
 @settings(max_examples=200, deadline=None)

@@ -265,6 +265,32 @@ def test_same_table_from_two_servers_gets_distinct_models(tmp_path: Path) -> Non
     assert tables == ["postgres_tpcch_customer", "prod_tpcch_customer"]
 
 
+def test_any_legal_topic_name_syncs_or_is_left_out_alone(tmp_path: Path) -> None:
+    """Kafka allows 1-249 of [a-zA-Z0-9._-]: a name with no letter or digit
+    and a 249-character one get safe names (the long one cut, with a
+    digest); of two names that make the same identifiers, the second is
+    left out by name, the first and every other topic synced."""
+    landing = tmp_path / "landing"
+    long_topic = "shop.public." + "x" * 200 + "-" + "y" * 36
+    assert len(long_topic) == 249
+    names = ["-_-", "x.public.coll-x", "x.public.coll_x", long_topic, "postgres.tpcch.customer"]
+    for topic in names:
+        copy_sample_topic("postgres.tpcch.customer", landing, topic)
+    result = sync(tmp_path, landing)
+    assert set(result.failed) == {"x.public.coll_x"}, result.failed
+    why = result.failed["x.public.coll_x"]
+    assert "topic 'x.public.coll-x'" in why and "model_name" in why
+    assert set(result.specs) == set(names) - {"x.public.coll_x"}
+    models = _model_names(tmp_path)
+    assert len(models) == len(set(models))
+    assert any(re.fullmatch(r"postgres__t_[0-9a-f]{8}", m) for m in models), models
+    longest = max((p for p in tmp_path.rglob("*") if p.is_file()), key=lambda p: len(p.name))
+    assert len(longest.name.encode()) <= 255
+    # a later sync leaves it out again, by name (its raw table is the other's)
+    again = sync(tmp_path, landing)
+    assert set(again.failed) == {"x.public.coll_x"}
+
+
 def test_sync_fails_naming_the_file_that_would_break_the_project(tmp_path: Path) -> None:
     landing = tmp_path / "landing"
     shutil.copytree(SAMPLE_LANDING / ORDERS_TOPIC, landing / ORDERS_TOPIC)

@@ -72,8 +72,7 @@
                 if(
                     started._start is null,
                     null,
-                    {{ _mongo_apply_operations('started._start', 'started._operations')
-                        | indent(20) }}
+                    {{ cdc_indent(_mongo_apply_operations('started._start', 'started._operations'), 20) }}
                 ) as _document,
                 coalesce(
                     started._carried_issue,
@@ -96,7 +95,7 @@
                             coalesce(grouped._first_patch.base, '{}'), null)
                     ) as _start
                 from (
-                    {{ _mongo_grouped_changes(relation, watermark, metadata) | indent(20) }}
+                    {{ cdc_indent(_mongo_grouped_changes(relation, watermark, metadata), 20) }}
                 ) as grouped
             ) as started
         ) as applied
@@ -160,7 +159,7 @@
                 {{ _mongo_change_kind('events') }} as _kind,
                 if(events._cdc_op = 'd', null, {{ _mongo_tag(
                     'coalesce(events.after_document, events.patch)') }}) as _document,
-                {{ _mongo_operations('events') | indent(16) }} as _operations,
+                {{ cdc_indent(_mongo_operations('events'), 16) }} as _operations,
                 {{ _mongo_filter_base('events.patch_filter') }} as _filter_base,
                 events._quarantine_detail as _detail
                 {%- if watermark is not none %},

@@ -37,13 +37,13 @@
                 'field', truncated.field, 'size', cast(truncated.size as int)
             )
         ) as truncated_arrays,
-        {{ _cdc_change_metadata_columns(spec, 'events') | indent(4) }},
-        {{ _cdc_landing_columns('events') | indent(4) }}
+        {{ cdc_indent(_cdc_change_metadata_columns(spec, 'events'), 4) }},
+        {{ cdc_indent(_cdc_landing_columns('events'), 4) }}
     from (
         select
             identified.*,
             case
-                {{ _cdc_record_reasons('identified') | indent(12) }}
+                {{ cdc_indent(_cdc_record_reasons('identified'), 12) }}
                 when identified._event is null then 'null_payload'
                 when identified._event.op is null then 'not_a_change_event'
                 when identified._event.op not in ('c', 'r', 'u', 'd') then 'unsupported_op'
@@ -52,7 +52,7 @@
                 when identified._patch_problem is not null then 'unsupported_patch'
             end as _quarantine_reason,
             case
-                {{ _cdc_record_details('identified') | indent(16) }}
+                {{ cdc_indent(_cdc_record_details('identified'), 16) }}
                 when identified._message._unparsed is not null
                     and json_object_keys(identified.kafka_value) is not null
                     then concat(
@@ -86,9 +86,8 @@
                 from (
                     select
                         landed.*,
-                        {{ _cdc_parse_value('landed.kafka_value', spec.value_type)
-                            | indent(24) }} as _message,
-                        {{ _cdc_repeated_envelope_fields('landed.kafka_value') | indent(24) }}
+                        {{ cdc_indent(_cdc_parse_value('landed.kafka_value', spec.value_type), 24) }} as _message,
+                        {{ cdc_indent(_cdc_repeated_envelope_fields('landed.kafka_value'), 24) }}
                             as _cdc_repeated_fields,
                         from_json(
                             landed.kafka_key, {{ cdc_string(_cdc_wrapper_type(spec.key_type, false)) }}

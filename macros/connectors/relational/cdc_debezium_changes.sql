@@ -33,7 +33,7 @@
         {%- for name in cdc_extra_fields(spec) %}
         events.{{ cdc_extra_column_name(name) }},
         {%- endfor %}
-        {{ _cdc_kafka_columns('events') | indent(4) }}
+        {{ cdc_indent(_cdc_kafka_columns('events'), 4) }}
     from {{ relation }} as events
     where events._quarantine_reason is null
 {%- endmacro %}

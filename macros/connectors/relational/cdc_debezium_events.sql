@@ -43,14 +43,14 @@
         {{ cdc_decode_column(raw, column) }} as {{ cdc_ident(column.name) }},
         {%- endif %}
         {%- endfor %}
-        {{ _cdc_change_metadata_columns(spec, 'events') | indent(4) }},
-        {{ _cdc_landing_columns('events', 'events._cdc_landed_micros') | indent(4) }}
+        {{ cdc_indent(_cdc_change_metadata_columns(spec, 'events'), 4) }},
+        {{ cdc_indent(_cdc_landing_columns('events', 'events._cdc_landed_micros'), 4) }}
     from (
         select
             rowed.*,
             case
-                {{ _cdc_record_reasons('rowed', _cdc_version_reasons(spec, 'rowed'),
-                    spec.tombstone_deletes) | indent(12) }}
+                {{ cdc_indent(_cdc_record_reasons('rowed', _cdc_version_reasons(spec, 'rowed'),
+                    spec.tombstone_deletes), 12) }}
                 {%- for column in _cdc_wire_text_columns(spec) %}
                 when not {{ _cdc_wire_text_ok('rowed._row.' ~ cdc_ident(column.name), column) }}
                     then 'type_mismatch'
@@ -87,8 +87,7 @@
                 {%- endif %}
             end as _quarantine_reason,
             case
-                {{ _cdc_record_details('rowed', _cdc_version_details(spec, 'rowed'))
-                    | indent(16) }}
+                {{ cdc_indent(_cdc_record_details('rowed', _cdc_version_details(spec, 'rowed')), 16) }}
                 when rowed._message._unparsed is not null
                     and json_object_keys(rowed.kafka_value) is not null
                     then concat(
@@ -168,9 +167,8 @@
                     from (
                         select
                             landed.*,
-                            {{ _cdc_parse_value('landed.kafka_value', spec.value_type)
-                                | indent(24) }} as _message,
-                            {{ _cdc_repeated_envelope_fields('landed.kafka_value') | indent(24) }}
+                            {{ cdc_indent(_cdc_parse_value('landed.kafka_value', spec.value_type), 24) }} as _message,
+                            {{ cdc_indent(_cdc_repeated_envelope_fields('landed.kafka_value'), 24) }}
                                 as _cdc_repeated_fields
                             {%- if spec.tombstone_deletes %},
                             {{ 'prior.source' if is_incremental() else 'null' }} as _cdc_prior_source
@@ -186,7 +184,7 @@
                             {%- endif %}
                         from {{ _cdc_landed_records(relation, spec) }} as landed
                         {%- if spec.tombstone_deletes and is_incremental() %}
-                        left join {{ cdc_flattened_prior_source(spec, relation) | indent(24) }}
+                        left join {{ cdc_indent(cdc_flattened_prior_source(spec, relation), 24) }}
                             as prior on prior.prior_key = landed.kafka_key
                         {%- endif %}
                     ) as parsed
