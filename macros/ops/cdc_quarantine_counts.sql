@@ -12,7 +12,9 @@
     other topics'), and a reason such a topic no longer holds (a
     `schema_not_covered` record staged after a sync, a topic rebuilt) comes
     out with 0 records, which the merge deletes. A first build or a full
-    refresh counts every topic.
+    refresh counts every topic. The var `cdc_quarantine_recount` (base model
+    names) counts those topics only: the pipeline's recount after a build
+    in which another topic failed (dbt skipped the counts for all).
 -#}
 {% macro cdc_quarantine_counts(quarantines) %}
     {{- return(adapter.dispatch('cdc_quarantine_counts', 'cdc')(quarantines)) -}}
@@ -20,8 +22,10 @@
 
 {% macro default__cdc_quarantine_counts(quarantines) -%}
     {%- set included = [] -%}
+    {%- set recount = var('cdc_quarantine_recount', none) -%}
     {%- for topic, quarantine, base in quarantines -%}
-        {%- if not is_incremental()
+        {%- if (recount is not none and base in recount)
+            or (recount is none and not is_incremental())
             or ('model.' ~ project_name ~ '.' ~ base) in (selected_resources or []) -%}
             {%- do included.append([topic, quarantine]) -%}
         {%- endif -%}

@@ -210,6 +210,20 @@ def landing_paths(topic_dir: Path) -> list[Path]:
     return sorted(found, key=lambda p: p.relative_to(topic_dir).as_posix())
 
 
+def links_out(topic_dir: Path) -> list[Path]:
+    """The files below one topic folder that are not read because they are
+    symbolic links (or under one) leading out of it, sorted: what a run
+    names instead of skipping them without a word."""
+    found = []
+    for path in topic_dir.rglob("*"):
+        below = path.relative_to(topic_dir).parts
+        if any(_hidden(part) for part in below):
+            continue
+        if (path.is_symlink() or path.is_file()) and _outside(path, topic_dir):
+            found.append(path)
+    return sorted(found, key=lambda p: p.relative_to(topic_dir).as_posix())
+
+
 def _companion(path: Path, stem: str, kind: str) -> Path | None:
     """The sink's ``kind`` file (``.keys``, ``.headers``) of a value file."""
     for ending in ENDINGS:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from python_helpers.engine.watch_endpoint import state_dir
-from python_helpers.land.landing import topic_dirs
+from python_helpers.land.landing import links_out, topic_dirs
 from python_helpers.project.init_project import LANDING
 from python_helpers.project.project_check import ProjectError
 from python_helpers.project.sync import sync
@@ -69,7 +69,16 @@ def land(args: argparse.Namespace) -> tuple[int, list[Any]]:
         return 0, []
     clean = raw_store.clean_topics(state)
     raw_store.forget_landing(state)
-    unmodelled = [d.name for d in topic_dirs(landing) if d.name not in known] if known else []
+    folders = topic_dirs(landing)
+    unmodelled = [d.name for d in folders if d.name not in known] if known else []
+    for folder in folders:
+        if changed is None or folder.name in changed:
+            for link in links_out(folder):
+                print(
+                    f"warning: {folder.name}: not reading {link.relative_to(landing)}:"
+                    " a symbolic link out of the topic folder",
+                    file=sys.stderr,
+                )
     for topic in unmodelled:
         print(f"not landing {topic}: sync generated no schema for it (see its reason above)")
     where = "Spark starting" if target_name() == "local" else "through the cluster target"
@@ -347,12 +356,26 @@ def _build(
         if result.exception is not None:  # dbt could not start: say why
             print(f"dbt failed: {result.exception}", file=sys.stderr)
         _say_failed_nodes(result)
+        _recount_quarantine(dbt, result)
         return False
     build_plan.succeeded(state_dir(), Path("."), planned)
     if args.freshness:
         _source_freshness(planned.topics if planned.narrowed else None)
         steps.append(("freshness", time.monotonic() - started))
     return True
+
+
+def _recount_quarantine(dbt: DbtSession, result: Any) -> None:
+    """The quarantine counts of the topics that built, after a build that
+    failed elsewhere (dbt skipped them for every topic)."""
+    from python_helpers.run import quarantine
+
+    args = quarantine.recount_args(getattr(result.result, "results", None) or [])
+    if args is None:
+        return
+    print("counting the quarantine of the topics that built", flush=True)
+    if not dbt.invoke(args).success:
+        print("warning: the quarantine counts were not updated; the next build does it")
 
 
 def _say_failed_nodes(result: Any) -> None:

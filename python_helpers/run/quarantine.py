@@ -25,6 +25,10 @@ from python_helpers.project.quarantine_reasons import reasons
 
 SUMMARY = "cdc_ops.cdc_quarantine_summary"
 STORE = "quarantine-summary.json"
+COUNTS_MODEL = "cdc_quarantine_counts"
+# the var naming the base models whose topics a recount counts (the
+# counts macro, macros/ops/cdc_quarantine_counts.sql, reads it)
+RECOUNT_VAR = "cdc_quarantine_recount"
 
 
 def expected(project: Path) -> set[str]:
@@ -73,3 +77,24 @@ def load(state: Path) -> dict[str, list[dict[str, Any]]]:
     except ValueError:
         return {}
     return loaded
+
+
+def recount_args(results: Iterable[Any]) -> list[str] | None:
+    """After a build in which some topic failed: the dbt arguments that
+    count the quarantine of the topics whose base model was built (dbt
+    skipped the counts, which read every built topic's quarantine view, and
+    the summary), else None. A failed topic stops only itself: the topics
+    that built keep current counts."""
+    built: list[str] = []
+    skipped = False
+    for item in results:
+        node, status = item.node, str(item.status)
+        meta = (getattr(node, "config", None) or {}).get("meta") or {}
+        if node.name == COUNTS_MODEL:
+            skipped = status == "skipped"
+        elif status == "success" and meta.get("cdc_layer") == "base":
+            built.append(str(node.name))
+    if not (skipped and built):
+        return None
+    chosen = json.dumps({RECOUNT_VAR: sorted(built)})
+    return ["run", "--select", COUNTS_MODEL, "cdc_quarantine_summary", "--vars", chosen]

@@ -28,7 +28,10 @@ class RunLine:
     quarantined: int
     upserted: int
     deleted: int
-    lag_seconds: float | None  # the largest of its topics'
+    # the largest lag of every topic as of this run: a topic's lag from its
+    # latest run up to this one (a run touching only a healthy topic must
+    # not hide another that is days behind)
+    lag_seconds: float | None
     seconds: float
 
     @property
@@ -48,9 +51,13 @@ def run_lines(rows: Sequence[dict[str, Any]]) -> list[RunLine]:
     for row in rows:
         by_run.setdefault(int(row["run_id"]), []).append(row)
     lines = []
+    latest: dict[str, float] = {}  # each topic's lag as of its latest run so far
     for run_id in sorted(by_run):
         topics = by_run[run_id]
-        lags = [float(t["lag_seconds"]) for t in topics if t["lag_seconds"] is not None]
+        for topic in topics:
+            if topic["lag_seconds"] is not None:
+                latest[str(topic["topic"])] = float(topic["lag_seconds"])
+        lags = list(latest.values())
         deleted = _sum(topics, "keys_deleted")
         lines.append(
             RunLine(

@@ -313,7 +313,7 @@ def render(page: Page) -> str:
     lines = run_lines(page.rows)
     runs = [line.run_id for line in lines]
     overview = line_chart(
-        "Source-to-table lag per run (largest of its topics)",
+        "Source-to-table lag per run (the largest of every topic's, as of its latest run)",
         [line.lag_seconds for line in lines],
         "lag",
         lambda top: human(top),

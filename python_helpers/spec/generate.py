@@ -308,6 +308,9 @@ def _render_row_spec(spec: TopicSpec) -> dict[str, Any]:
         else envelope_for_parsing(spec.value_schema)
     )
     source_types = _source_types(spec.value_schema, kind)
+    key_schema = spec.key_schema
+    if key_schema is None and kind == "flattened":
+        key_schema = declared_key_schema(spec)
     return (
         {
             "connector": spec.connector,
@@ -315,8 +318,8 @@ def _render_row_spec(spec: TopicSpec) -> dict[str, Any]:
             "source_table": spec.source_table,
             "primary_key": list(spec.primary_key),
             "value_type": raw_type(envelope),
-            "key_type": raw_type(spec.key_schema) if spec.key_schema else None,
-            "key_fields": [f.name for f in spec.key_schema.fields] if spec.key_schema else [],
+            "key_type": raw_type(key_schema) if key_schema else None,
+            "key_fields": [f.name for f in key_schema.fields] if key_schema else [],
             "parse_fields": [f.name for f in envelope.fields],
             "envelope_fields": _envelope_fields(envelope, kind),
             "source_fields": list(source_types),
@@ -331,6 +334,21 @@ def _render_row_spec(spec: TopicSpec) -> dict[str, Any]:
         | ({"tombstone_deletes": True} if kind == "flattened" else {})
         | _evolution_spec(spec)
     )
+
+
+def declared_key_schema(spec: TopicSpec) -> ConnectSchema | None:
+    """The Kafka key a topic without key schema blocks carries, from its
+    declared ``primary_key``: a struct of those row columns (what
+    Debezium's key holds). A flattened topic's tombstone names its key
+    there only; without it every delete was quarantined
+    ``missing_primary_key``."""
+    if not spec.primary_key:
+        return None
+    row = row_schema(spec.value_schema)
+    fields = tuple(f for f in row.fields if f.name in spec.primary_key)
+    if len(fields) != len(spec.primary_key):
+        return None
+    return ConnectSchema("struct", optional=True, fields=fields)
 
 
 def _column_spec(spec: TopicSpec, item: ConnectField) -> dict[str, Any]:

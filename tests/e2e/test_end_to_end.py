@@ -69,6 +69,7 @@ from e2e_harness import (
     STG_TABLEA,
     THRIFT,
     TRANSACTIONS,
+    dbt_show,
     first_run_offsets,
 )
 from project_paths import SAMPLE_LANDING
@@ -724,3 +725,14 @@ def test_show_prints_each_current_table_with_its_count_and_first_rows(
     # nested values as JSON on either engine (the embedded one's rows would
     # print pyspark's Row(...))
     assert "Row(" not in shown and '|[{"data_collection":"' in shown
+
+
+def test_spark_substitutes_nothing() -> None:
+    """Spark's `${...}` substitution is off on the target (the profile's
+    setting, which the Thrift server the project starts takes too): a name
+    and a value written `${env:HOME}` or `${spark.app.name}` arrive as that
+    text, never as the variable's value (issue 53)."""
+    rows = dbt_show(
+        "select '${env:HOME}' as `${spark.app.name}`, '${system:user.name}' as plain_value"
+    )
+    assert rows == [{"${spark.app.name}": "${env:HOME}", "plain_value": "${system:user.name}"}]

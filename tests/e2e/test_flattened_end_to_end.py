@@ -12,7 +12,7 @@ from typing import Any
 
 import flattened_smt
 import pytest
-from e2e_harness import FLATTENED, FLATTENED_FILES, STG_FLATTENED
+from e2e_harness import FLATTENED, FLATTENED_FILES, QUARANTINE_FLATTENED, STG_FLATTENED
 from reference_model import current_state, decode_micros, flattened_changes
 
 pytestmark = pytest.mark.spark
@@ -20,6 +20,7 @@ pytestmark = pytest.mark.spark
 COLUMNS = {
     flattened_smt.PG_TOPIC: ("status", "qty"),
     flattened_smt.MYSQL_TOPIC: ("first_name", "last_name", "email"),
+    flattened_smt.PLAIN_TOPIC: ("first_name", "last_name", "email"),
 }
 
 
@@ -67,9 +68,32 @@ def test_tombstones_delete_their_key_in_its_batch_and_across_batches(
     assert second[1007]["email"] == "marie.curie@curie.org"
     staged = runs["second"][STG_FLATTENED[flattened_smt.MYSQL_TOPIC]]["rows"]
     deletes = sorted((row["id"], row["_cdc_op"]) for row in staged if row["_cdc_op"] == "d")
-    assert deletes == [(1002, "d"), (1006, "d"), (1007, "d")]
+    # 1008's delete twice: the converter's {"schema": ..., "payload": null}, then the tombstone
+    assert deletes == [(1002, "d"), (1006, "d"), (1007, "d"), (1008, "d"), (1008, "d")]
+    assert 1008 not in second  # created and deleted in the second build
     positions = {row["_kafka_offset"]: row["_cdc_position"] for row in staged}
     # the tombstone of 1007 (offset 11) sorts after its create (10), before
     # the create again (12)
     assert positions[10] < positions[11] < positions[12]
     assert all(row["_cdc_source_file"] == "mysql-bin.000003" for row in staged)
+
+
+def test_every_form_of_a_flattened_delete_deletes_its_key(runs: dict[str, Any]) -> None:
+    """Without schema blocks, the key declared (`primary_key: id`, no key
+    schema): a delete as the JSON text `null` (with and without the
+    tombstone after it) deletes its key, read from the Kafka key; 2002 is
+    created again after its delete. Nothing of the three flattened topics
+    is quarantined: every delete form is a delete."""
+    topic = flattened_smt.PLAIN_TOPIC
+    current = {row["id"]: row for row in runs["second"][FLATTENED[topic]]["rows"]}
+    assert sorted(current) == [2001, 2002]
+    assert current[2002]["email"] == "turing@manchester.uk"
+    assert current[2001]["email"] == "grace.hopper@navy.mil"
+    staged = runs["second"][STG_FLATTENED[topic]]["rows"]
+    deletes = sorted(row["id"] for row in staged if row["_cdc_op"] == "d")
+    assert deletes == [2002, 2002, 2003]
+    lines = FLATTENED_FILES[topic].read_text(encoding="utf-8").splitlines()
+    assert len(staged) == len(lines)
+    for name in FLATTENED_FILES:
+        quarantine = runs["second"].get(QUARANTINE_FLATTENED[name], {"rows": []})["rows"]
+        assert quarantine == [], (name, quarantine)

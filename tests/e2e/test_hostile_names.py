@@ -48,6 +48,7 @@ from hostile_names import (
     CANARY_LOG,
     CANARY_TABLE,
     HOSTILE_NAMES,
+    HOSTILE_SECRET,
     drawn_names,
     expected_documents,
     expected_rows,
@@ -83,6 +84,19 @@ def _put(landing: Path, topic: str, dump: str, settings: dict[str, Any] | None =
         (landing / topic / "topic.yml").write_text(yaml.safe_dump(settings), encoding="utf-8")
 
 
+# legal Kafka topic names that made bad identifiers or file names (issue
+# 53): no letter or digit, 249 characters, and a pair that makes one name
+ODD_TOPICS = ("-_-", "heldnames.public." + "t" * 200 + "-" + "u" * 31)
+COLLIDING = ("heldnames.public.coll-x", "heldnames.public.coll_x")
+
+
+def _renamed(dump: str, topic: str) -> str:
+    """A kcat dump's records as records of ``topic``."""
+    return "".join(
+        json.dumps(json.loads(line) | {"topic": topic}) + "\n" for line in dump.splitlines()
+    )
+
+
 def _landing(root: Path) -> tuple[Path, dict[str, list[str]]]:
     """The landing, and the row topics with their column names."""
     landing = root / "landing"
@@ -96,7 +110,12 @@ def _landing(root: Path) -> tuple[Path, dict[str, list[str]]]:
     _put(landing, topic, dump)
     names[topic] = drawn
     _put(landing, MONGO_TOPIC, hostile_mongodb_topic(MONGO_TOPIC, HOSTILE_NAMES))
-    _put(landing, CONTROL, hostile_topic("postgresql", "control", ["note"], "heldnames")[1])
+    control = hostile_topic("postgresql", "control", ["note"], "heldnames")[1]
+    _put(landing, CONTROL, control)
+    for topic in (*ODD_TOPICS, *COLLIDING):
+        _put(landing, topic, _renamed(control, topic))
+        names[topic] = ["note"]
+    names[CONTROL] = ["note"]
     _put(landing, WRONG, hostile_topic("postgresql", "wrong", ["note"], "heldnames")[1])
     (landing / WRONG / "topic.yml").write_text("history: maybe\n", encoding="utf-8")
     (landing / "no topic").mkdir()
@@ -104,6 +123,7 @@ def _landing(root: Path) -> tuple[Path, dict[str, list[str]]]:
     outside.mkdir()
     (outside / "secret.jsonl").write_text('{"not": "yours"}\n', encoding="utf-8")
     (landing / "escape").symlink_to(outside, target_is_directory=True)
+    (landing / CONTROL / "linked.jsonl").symlink_to(outside / "secret.jsonl")
     return landing, names
 
 
@@ -130,6 +150,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "CDC_STATE_DIR": str(state),
         "DBT_PROFILES_DIR": "profiles",
         "PYTHONPATH": str(PROJECT),
+        "CDC_HOSTILE_SECRET": HOSTILE_SECRET,
     }
     command = ["make", "--no-print-directory", "run", f"VENV={venv}", f"CDC_LANDING_DIR={landing}"]
     done = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True)
@@ -154,19 +175,22 @@ def test_the_run_builds_every_good_topic_and_names_each_left_out(hostile: dict[s
     output = done.stdout + done.stderr
     assert done.returncode != 0, output[-3000:]
     assert "PASS=" in output and "ERROR=0" in output, output[-3000:]
+    refused = COLLIDING[1]
     for name, why in (
         (WRONG, "history is 'maybe'"),
         ("no topic", "not a Kafka topic name"),
         ("escape", "a symbolic link out of the landing folder"),
+        (refused, f"is topic {COLLIDING[0]!r}'s already"),
     ):
         assert f"error: topic {name!r} was left out of this run: " in output, name
         assert why in output
-    assert {f"{topic}/current" for topic in hostile["names"]} <= set(hostile["views"])
-    assert f"{CONTROL}/current" in hostile["views"]
+    assert f"warning: {CONTROL}: not reading {CONTROL}/linked.jsonl: a symbolic link" in output
+    built = {topic for topic in hostile["names"] if topic != refused}
+    assert {f"{topic}/current" for topic in built} <= set(hostile["views"])
     assert f"{MONGO_TOPIC}/current" in hostile["views"]
-    assert not any(WRONG in key for key in hostile["views"])
+    assert not any(WRONG in key or refused in key for key in hostile["views"])
     landed = {json.loads(row)["landing_file"].split("/")[0] for row in hostile["manifest_rows"]}
-    assert landed == {*hostile["names"], MONGO_TOPIC, CONTROL}
+    assert landed == {*built, MONGO_TOPIC}
 
 
 def _declared(project: Path, topic: str) -> dict[str, str]:
@@ -185,6 +209,8 @@ def _by_key(row: dict[str, Any]) -> dict[str, Any]:
 def test_every_value_reaches_the_current_state_views(hostile: dict[str, Any]) -> None:
     project, exported, views = hostile["project"], hostile["exported"], hostile["views"]
     for topic, names in hostile["names"].items():
+        if topic == COLLIDING[1]:
+            continue
         mapping = _declared(project, topic)
         rows = [_by_key(json.loads(r)) for r in exported[views[f"{topic}/current"]]["rows"]]
         got = {row["item_id"]: row for row in rows}
@@ -196,14 +222,35 @@ def test_every_value_reaches_the_current_state_views(hostile: dict[str, Any]) ->
                 assert got[key].get(column) == row[name], (topic, name, column)
     if "name" in HOSTILE_NAMES and "Name" in HOSTILE_NAMES:
         assert _declared(project, "heldnames.public.plain")["name"] == "name_2"
+    # one column to the metastore: the second of the pair is mapped
+    assert _declared(project, "heldnames.public.plain")["pad "] == "pad _2"
+
+
+def test_nothing_from_the_data_is_substituted(hostile: dict[str, Any]) -> None:
+    """Names `${env:…}`, `${system:…}`, `${spark.…}`, `${sparkconf:…}` and
+    `${HOME}` are columns of those names (the values check above), and the
+    environment variable's value is written nowhere: not in the logs, the
+    manifest and compiled SQL, nor the warehouse's data and metadata."""
+    project, state = hostile["project"], hostile["state"]
+    places = [project / "logs", project / "target", state / "warehouse"]
+    leaked = [
+        path
+        for place in places
+        for path in place.rglob("*")
+        if path.is_file() and HOSTILE_SECRET.encode() in path.read_bytes()
+    ]
+    assert leaked == []
+    plain = hostile["views"]["heldnames.public.plain/current"]
+    rows = hostile["exported"][plain]["rows"]
+    assert rows and all("${env:CDC_HOSTILE_SECRET}" in json.loads(row) for row in rows)
 
 
 def test_a_quarantined_record_names_its_hostile_column(hostile: dict[str, Any]) -> None:
     """Each relational topic's record whose bytes column is not base64 is
     quarantined (the build's landed-records test checked count in = count
     out), the detail naming the column as it is."""
-    for topic in hostile["names"]:
-        if not topic.startswith("heldnames."):
+    for topic, names in hostile["names"].items():
+        if not topic.startswith("heldnames.") or names != HOSTILE_NAMES:
             continue
         rows = hostile["exported"][hostile["views"][f"{topic}/quarantine"]]["rows"]
         (row,) = [json.loads(r) for r in rows]

@@ -11,11 +11,12 @@ Drift that sync has not seen is detected, never staged as nulls: between
 the second and third build, events of a version 3 (one more column) and of
 a version 4 (the price's scale grows to 3) land and dbt runs without a sync;
 they are quarantined as `schema_not_covered` (naming the command to run),
-and a value whose JSON contradicts a known schema as `type_mismatch` naming
-the column. The next `run` (sync, then an ordinary build: no full refresh)
-replays the version 3 event from quarantine into the tables; the version 4
-event changes a column's type in a way the table cannot take in place, and
-is quarantined as `incompatible_schema_change` (the default policy).
+and a value whose JSON contradicts its own known schema block as
+`schema_contradiction` naming the column (sync cannot help it). The next
+`run` (sync, then an ordinary build: no full refresh) replays the version 3
+event from quarantine into the tables; the version 4 event changes a
+column's type in a way the table cannot take in place, and is quarantined
+as `incompatible_schema_change` (the default policy).
 """
 
 from __future__ import annotations
@@ -119,7 +120,7 @@ V2 = [
 ]
 V3 = [(5, "c", {"item_id": 5, "qty": 2, "price": "3.12", "color": "blue", "size": 42})]
 V4 = [(7, "c", {"item_id": 7, "qty": 2, "price": "3.125", "color": "blue", "size": 43})]
-# a known (version 2) schema, but qty holds text
+# a known (version 2) schema, but qty holds text: it contradicts its own block
 MISMATCH = [(6, "c", {"item_id": 6, "qty": "lots", "price": "1.00", "color": None})]
 
 
@@ -235,8 +236,10 @@ def test_drift_sync_has_not_seen_is_quarantined_not_nulled(evolved: dict[str, An
         "the next run (`make run`, or sync then dbt build) stages it"
     )
     assert rows[5]["_kafka_value"] is not None  # the record as landed, nothing lost
-    assert rows[6]["_quarantine_reason"] == "type_mismatch"
-    assert rows[6]["_quarantine_detail"].startswith("the JSON type of column qty contradicts")
+    assert rows[6]["_quarantine_reason"] == "schema_contradiction"
+    assert rows[6]["_quarantine_detail"].startswith(
+        "column qty contradicts the type its own schema block (md5 "
+    )
     earlier = [r for offset, r in by_offset.items() if offset < drifted_at]
     assert earlier and all(r["_quarantine_reason"] is None for r in earlier)
 
@@ -264,7 +267,7 @@ def test_after_sync_the_drifted_event_is_replayed_without_a_full_refresh(
         5: Decimal("3.12"),
     }
     mismatch = base[len(V1) + len(V2) + 1]
-    assert mismatch["_quarantine_reason"] == "type_mismatch"  # still: its JSON is wrong
+    assert mismatch["_quarantine_reason"] == "schema_contradiction"  # still: its JSON is wrong
     assert 6 not in current
     # a larger scale cannot be applied in place: kept out, the table keeps its type
     scaled = base[len(V1) + len(V2) + 2]
@@ -293,4 +296,4 @@ def test_once_topic_yml_says_widen_the_next_run_rebuilds_and_stages_it(
     assert Decimal(str(current[7]["price"])) == Decimal("3.125")
     assert Decimal(str(current[5]["price"])) == Decimal("3.12")
     reasons = [r["_quarantine_reason"] for r in tables[BASE]["rows"] if r["_quarantine_reason"]]
-    assert reasons == ["type_mismatch"]  # the one record whose JSON is wrong
+    assert reasons == ["schema_contradiction"]  # the one record whose JSON is wrong

@@ -324,6 +324,7 @@ FLATTENED_FILES = {
     for topic, name in (
         (flattened_smt.PG_TOPIC, flattened_smt.PG_FILE),
         (flattened_smt.MYSQL_TOPIC, flattened_smt.MYSQL_FILE),
+        (flattened_smt.PLAIN_TOPIC, flattened_smt.PLAIN_FILE),
     )
 }
 FLATTENED = {
@@ -332,6 +333,7 @@ FLATTENED = {
 STG_FLATTENED = {
     topic: f"cdc_staging.stg_flattened__{topic.replace('.', '_')}" for topic in FLATTENED_FILES
 }
+QUARANTINE_FLATTENED = {topic: f"{name}__quarantine" for topic, name in STG_FLATTENED.items()}
 QUARANTINE_SUMMARY = "cdc_ops.cdc_quarantine_summary"
 QUARANTINE_TABLES = [
     QUARANTINE_DOCS,
@@ -347,6 +349,7 @@ ALL_TABLES = [
     *CONNECTOR_TABLES,
     *FLATTENED.values(),
     *STG_FLATTENED.values(),
+    *QUARANTINE_FLATTENED.values(),
     "cdc_landing._run_metrics",
     COUPONS,
     DOCS,

@@ -19,7 +19,21 @@ sample_landing/ (see its PROVENANCE.md); the tests read the files written.
   deletes as tombstones (the default), schema blocks, kcat -J form: the
   customers history of Debezium's MySQL tutorial (the sample topic
   `dbserver1.inventory.customers`), then a key created, deleted and created
-  again, and a delete of a key the first landing created.
+  again, and a delete of a key the first landing created; then (issue 53)
+  a key created and deleted in the default `tombstone` mode as Kafka's
+  JsonConverter (`schemas.enable=true`) writes it: Debezium's delete keeps
+  the value's schema with a null value, and the converter writes null bytes
+  only when both are null, so the delete arrives as `{"schema": {...},
+  "payload": null}`, followed by the connector's own tombstone (null bytes).
+- `plainflat.inventory.customers` — the same MySQL table without schema
+  blocks (`schemas.enable=false` on keys and values: the key is `{"id":
+  1001}`), `add.fields=op,file,pos,row`, the default `tombstone` mode: a
+  delete arrives as the JSON text `null` (the converter's output for a null
+  value with a schema), followed by the tombstone (null bytes) when
+  `tombstones.on.delete` is on (here: for one key of the two deleted). Its
+  declaration gives `primary_key: id`, `connector: flattened` and the
+  schema (`schema_from` the topic above): the key comes from the Kafka key
+  by the declared primary key.
 """
 
 from __future__ import annotations
@@ -32,10 +46,12 @@ import kcat
 
 PG_TOPIC = "pgflat.public.orders"
 MYSQL_TOPIC = "myflat.inventory.customers"
+PLAIN_TOPIC = "plainflat.inventory.customers"
 PG_FILE = "orders-unwrap-rewrite-kcat.jsonl"
 MYSQL_FILE = "customers-unwrap-tombstones-kcat.jsonl"
+PLAIN_FILE = "customers-unwrap-schemaless-kcat.jsonl"
 # lines of each file landed by the end-to-end suite's first build
-FIRST_LINES = {PG_TOPIC: 5, MYSQL_TOPIC: 6}
+FIRST_LINES = {PG_TOPIC: 5, MYSQL_TOPIC: 6, PLAIN_TOPIC: 5}
 
 
 def _field(field: str, kind: str, optional: bool = True, /, **extra: Any) -> dict[str, Any]:
@@ -127,17 +143,66 @@ def _mysql_lines() -> list[str]:
         ("c", 2700, 0, 1007, ("Marie", "Curie", "marie.curie@curie.org")),
         ("d", 3000, 0, 1002, None),
     ]
+    history += [
+        ("c", 3300, 0, 1008, ("Ada", "Lovelace", "ada@engines.org")),
+        ("d", 3600, 0, 1008, "kept-schema"),
+    ]
     lines = []
-    for offset, (op, pos, row, key, person) in enumerate(history):
+    offset = 0
+    for op, pos, row, key, person in history:
         key_text = _wrapped(key_fields, f"{MYSQL_TOPIC}.Key", {"id": key})
-        if person is None:  # the delete event dropped, its tombstone kept
+        if person == "kept-schema":  # the delete with its value's schema kept, then the tombstone
+            schema = {"type": "struct", "fields": MYSQL_ROW, "optional": True}
+            kept = kcat.compact(
+                {"schema": schema | {"name": f"{MYSQL_TOPIC}.Value"}, "payload": None}
+            )
+            lines.append(_kcat(MYSQL_TOPIC, offset, key_text, kept, None))
+            lines.append(_kcat(MYSQL_TOPIC, offset + 1, key_text, None, None))
+            offset += 2
+            continue
+        if not isinstance(person, tuple):  # the delete event dropped, its tombstone kept
             lines.append(_kcat(MYSQL_TOPIC, offset, key_text, None, None))
+            offset += 1
             continue
         value = {"id": key, "first_name": person[0], "last_name": person[1], "email": person[2]}
         headers: list[str | None] = ["__op", op, "__file", "mysql-bin.000003"]
         headers += ["__pos", str(pos), "__row", str(row)]
         text = _wrapped(MYSQL_ROW, f"{MYSQL_TOPIC}.Value", value)
         lines.append(_kcat(MYSQL_TOPIC, offset, key_text, text, headers))
+        offset += 1
+    return lines
+
+
+def _plain_lines() -> list[str]:
+    """schemas.enable=false, add.fields=op,file,pos,row, tombstone mode: a
+    delete is the JSON text null, then (tombstones.on.delete) null bytes."""
+    people = {
+        2001: ("Grace", "Hopper", "grace@navy.mil"),
+        2002: ("Alan", "Turing", "alan@bletchley.uk"),
+        2003: ("Edsger", "Dijkstra", "ewd@utexas.edu"),
+    }
+    history: list[tuple[str, int, int, tuple[str, str, str] | None, bool]] = [
+        *(("r", 100, key, person, False) for key, person in people.items()),
+        ("d", 200, 2002, None, True),  # the converted delete, then the tombstone
+        ("u", 300, 2001, ("Grace", "Hopper", "grace.hopper@navy.mil"), False),
+        ("d", 400, 2003, None, False),  # the converted delete only (no tombstones)
+        ("c", 500, 2002, ("Alan", "Turing", "turing@manchester.uk"), False),
+    ]
+    lines = []
+    offset = 0
+    for op, pos, key, person, tombstone in history:
+        key_text = kcat.compact({"id": key})
+        if person is None:
+            lines.append(_kcat(PLAIN_TOPIC, offset, key_text, "null", None))
+            offset += 1
+            if tombstone:
+                lines.append(_kcat(PLAIN_TOPIC, offset, key_text, None, None))
+                offset += 1
+            continue
+        value = {"id": key, "first_name": person[0], "last_name": person[1], "email": person[2]}
+        value |= {"__op": op, "__file": "mysql-bin.000004", "__pos": pos, "__row": 0}
+        lines.append(_kcat(PLAIN_TOPIC, offset, key_text, kcat.compact(value), None))
+        offset += 1
     return lines
 
 
@@ -147,6 +212,7 @@ def write(landing: Path) -> list[Path]:
     for topic, name, lines in (
         (PG_TOPIC, PG_FILE, _pg_lines()),
         (MYSQL_TOPIC, MYSQL_FILE, _mysql_lines()),
+        (PLAIN_TOPIC, PLAIN_FILE, _plain_lines()),
     ):
         path = landing / topic / name
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -60,7 +60,27 @@ HOSTILE_NAMES = [
     "&y",
     "!z",
     "k" * 128,
+    # Spark's variable substitution must never run on a name (issue 53)
+    "${env:CDC_HOSTILE_SECRET}",
+    "${system:user.name}x",
+    "${spark.app.name}",
+    "${sparkconf:spark.master}",
+    "${HOME}",
+    # every line separator a tool that splits lines breaks at (issue 53)
+    "v\x0bt",
+    "f\x0cf",
+    "f\x1cs",
+    "g\x1ds",
+    "r\x1es",
+    "n\x85l",
+    "l\u2028s",
+    "p\u2029s",
+    # one column to the metastore, which ignores trailing blanks (issue 53)
+    "pad",
+    "pad ",
 ]
+# the value of the environment variable a substituted name would show
+HOSTILE_SECRET = "the-secret-value-7f3a"
 
 
 def hostile_row(item_id: int, names: list[str], version: int) -> dict[str, Any]:
@@ -117,16 +137,23 @@ def expected_rows(names: list[str]) -> dict[int, dict[str, Any]]:
 
 
 # what a drawn name is made of: every metacharacter of SQL, YAML, Jinja,
-# Markdown and HTML, quotes of every kind, whitespace, and code points of
-# the whole Unicode range (surrogates, NUL and the other C0 controls, which
-# no database allows in a name, left out)
+# Markdown and HTML, quotes of every kind, whitespace, every control
+# character and line separator (PostgreSQL allows all of them in a quoted
+# name but NUL), and code points of the whole Unicode range (surrogates
+# left out)
 METACHARACTERS = "{}%#'\"`\\<>&*[]()|:-!$;,.=@?/+~^ \t"
+CONTROLS = [chr(c) for c in [*range(0x01, 0x20), *range(0x7F, 0xA0), 0x2028, 0x2029]]
 
 
 def _code_point(draw: random.Random) -> str:
     while True:
         point = draw.choice(
-            [draw.randint(0x20, 0x7E), draw.randint(0xA0, 0x2FFF), draw.randint(0x3000, 0x10FFFF)]
+            [
+                draw.randint(0x20, 0x7E),
+                draw.randint(0xA0, 0x2FFF),
+                draw.randint(0x3000, 0x10FFFF),
+                ord(draw.choice(CONTROLS)),
+            ]
         )
         if not 0xD800 <= point <= 0xDFFF:
             return chr(point)

@@ -136,8 +136,10 @@ def flattened_changes(path: Path) -> list[dict[str, Any]]:
     """The changes a kcat file of an ExtractNewRecordState topic stands for,
     read as the SMT documents its output: a row (`__deleted` "true" or
     `__op` "d": a delete of it), its `__` metadata from its fields or its
-    headers; a tombstone deletes its Kafka key, ordered right after the key's
-    previous record (its position, its own offset)."""
+    headers; a tombstone (no value, the JSON text null, or the converter's
+    wrapper with a null payload) deletes its Kafka key (with or without its
+    schema wrapper), ordered right after the key's previous record (its
+    position, its own offset)."""
     changes = []
     last: dict[str, tuple[int, ...]] = {}
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -146,12 +148,13 @@ def flattened_changes(path: Path) -> list[dict[str, Any]]:
         listed = record.get("headers") or []
         meta = dict(zip(listed[::2], listed[1::2], strict=True))
         offset = record["offset"]
-        if record["payload"] is None:
-            key = json.loads(key_text)["payload"]
+        value = None if record["payload"] is None else json.loads(record["payload"])
+        payload = value["payload"] if isinstance(value, dict) and "schema" in value else value
+        if payload is None:  # no bytes, the JSON text null, or a null payload: a delete by key
+            key = json.loads(key_text)
+            key = key["payload"] if "schema" in key else key
             changes.append({"op": "d", "before": key, "_position": (*last[key_text], offset)})
             continue
-        value = json.loads(record["payload"])
-        payload = value["payload"] if "schema" in value else value
         meta |= {k: v for k, v in payload.items() if k.startswith("__")}
         row = {k: v for k, v in payload.items() if not k.startswith("__")}
         last[key_text] = _flattened_position(meta)

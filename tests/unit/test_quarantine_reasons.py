@@ -5,9 +5,13 @@ left behind by a reason removed, fails."""
 from __future__ import annotations
 
 import csv
+import json
 import re
+from types import SimpleNamespace
 
 from project_paths import PROJECT
+
+from python_helpers.run import quarantine
 
 SEED = PROJECT / "seeds" / "cdc_quarantine_reasons.csv"
 # `then '<word>'` literals of the macros that are not quarantine reasons:
@@ -65,3 +69,33 @@ def test_no_cell_holds_a_straight_quote_or_a_backslash() -> None:
     a typographic apostrophe."""
     text = SEED.read_text(encoding="utf-8")
     assert "'" not in text and "\\" not in text
+
+
+def _result(name: str, status: str, layer: str | None = None) -> SimpleNamespace:
+    """One node of a dbt run's results, as dbt reports it (name, status,
+    config meta)."""
+    meta = {"cdc_layer": layer} if layer else {}
+    return SimpleNamespace(node=SimpleNamespace(name=name, config={"meta": meta}), status=status)
+
+
+def test_a_failed_topic_leaves_the_others_counts_to_a_recount() -> None:
+    """dbt skips the quarantine counts of every topic when one topic's
+    model fails: the pipeline then counts the topics whose base model built
+    (the var the counts macro reads), and nothing when dbt ran the counts."""
+    failed = [
+        _result("base_postgres__a", "success", "base"),
+        _result("base_postgres__b", "error", "base"),
+        _result("base_postgres__c", "success", "base"),
+        _result("postgres__a__state", "success", "state"),
+        _result("cdc_quarantine_counts", "skipped"),
+    ]
+    args = quarantine.recount_args(failed)
+    assert args is not None and args[:2] == ["run", "--select"]
+    assert json.loads(args[args.index("--vars") + 1]) == {
+        quarantine.RECOUNT_VAR: ["base_postgres__a", "base_postgres__c"]
+    }
+    macro = (PROJECT / "macros" / "ops" / "cdc_quarantine_counts.sql").read_text(encoding="utf-8")
+    assert f"var('{quarantine.RECOUNT_VAR}'" in macro
+    counted = [*failed[:4], _result("cdc_quarantine_counts", "success")]
+    assert quarantine.recount_args(counted) is None
+    assert quarantine.recount_args([_result("cdc_quarantine_counts", "skipped")]) is None

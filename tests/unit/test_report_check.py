@@ -15,7 +15,7 @@ from typing import Any
 
 from project_paths import PROJECT
 
-from python_helpers.run import alerts, prometheus
+from python_helpers.run import alerts, prometheus, report
 
 NOW = time.time()
 
@@ -152,3 +152,28 @@ def test_a_quarantine_finding_names_its_reasons_and_the_kept_rows_follow_the_run
     assert quarantine.to_read(tmp_path, {"a": 2, "b": 0, "c": 0}) == ["a"]
     (tmp_path / quarantine.STORE).write_text(json.dumps({"b": [{"reason": "x"}]}))
     assert quarantine.to_read(tmp_path, {"a": 2, "b": 0, "c": 0}) == ["a", "b"]
+
+
+def _metrics_row(run_id: int, topic: str, lag: float | None) -> dict[str, Any]:
+    counts = ("records_landed", "records_staged", "records_quarantined")
+    keys = ("keys_inserted", "keys_updated", "keys_deleted")
+    return {
+        "run_id": run_id,
+        "topic": topic,
+        "run_started_at": f"2026-11-28 00:0{run_id}:00",
+        "lag_seconds": lag,
+        "run_seconds": 1.0,
+    } | dict.fromkeys((*counts, *keys), 1)
+
+
+def test_a_run_of_a_healthy_topic_does_not_hide_one_days_behind() -> None:
+    """A run's lag is the largest of every topic's lag as of its latest run:
+    run 2 touches only the healthy topic, run 3 the late one again, caught up."""
+    rows = [
+        _metrics_row(1, "healthy", 2.0),
+        _metrics_row(1, "late", 3 * 86400.0),
+        _metrics_row(2, "healthy", 1.0),
+        _metrics_row(3, "late", 5.0),
+    ]
+    lags = [line.lag_seconds for line in report.run_lines(rows)]
+    assert lags == [3 * 86400.0, 3 * 86400.0, 5.0]

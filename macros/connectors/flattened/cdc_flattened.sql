@@ -1,7 +1,8 @@
 {#- ExtractNewRecordState rows (python_helpers/connectors/flattened.py) read
     as the Debezium envelope the relational models stage: the row is
     `after`, or `before` for a delete (a row with `__deleted` = 'true' or
-    `__op` = 'd', or a tombstone: its key comes from the Kafka key); `op`
+    `__op` = 'd', or a tombstone in any form it reaches Kafka,
+    cdc_flattened_deleted_value: its key comes from the Kafka key); `op`
     is the kept `__op`, else 'd' for a delete and 'u' (a row's state after
     some change) otherwise; `source` holds the metadata the SMT kept, read
     from the value's fields, else from the record's headers (`add.headers`:
@@ -19,7 +20,7 @@
 
 {% macro cdc_normalize__flattened(spec, event, record) -%}
     {%- set headers = record ~ '._cdc_header_map' -%}
-    {%- set tombstone = record ~ '.kafka_value is null' -%}
+    {%- set tombstone = cdc_flattened_deleted_value(record ~ '.kafka_value', record ~ '._message') -%}
     {%- set deleted -%}
         ({{ tombstone }}
             or coalesce(lower({{ _cdc_flat_meta(event, headers, ['deleted']) }}) = 'true', false)
@@ -94,6 +95,26 @@
     {{- return(parts) -}}
 {%- endmacro %}
 
+{#- Whether a landed value is a delete of its key with no row: what the
+    SMT's tombstone becomes on the way to Kafka. A Kafka null value (no
+    bytes); the JSON text `null`, and `{"schema": ..., "payload": null}`:
+    Debezium's delete keeps the value's schema with a null value, and
+    Kafka's JsonConverter writes null bytes only when both are null, so with
+    `schemas.enable` off it writes `null` and with it on the wrapper with a
+    null payload. `message`: the value already parsed (from_json of the
+    wrapper type), else the wrapper is looked for in the text. -#}
+{% macro cdc_flattened_deleted_value(value, message=none) -%}
+    ({{ value }} is null or trim({{ value }}) = 'null'
+        or (
+        {%- if message %}
+            {{ message }}.`schema` is not null and {{ message }}.payload is null
+        {%- else %}
+            get_json_object({{ value }}, '$.schema') is not null
+            and get_json_object({{ value }}, '$.payload') is null
+        {%- endif %}
+            and array_contains(json_object_keys({{ value }}), 'payload')))
+{%- endmacro %}
+
 {#- The newest record of each key a batch's tombstones name, in the base
     model's earlier batches: its source struct (`source`), by the landed
     Kafka key (`prior_key`). Only on an incremental run of a topic whose
@@ -113,7 +134,7 @@
             and prior._kafka_key in (
                 select landed.kafka_key from {{ relation }} as landed
                 where {{ cdc_new_batches_filter('landed.landing_batch') }}
-                    and landed.kafka_value is null
+                    and {{ cdc_flattened_deleted_value('landed.kafka_value') }}
             )
         group by prior._kafka_key
     )

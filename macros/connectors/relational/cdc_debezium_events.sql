@@ -87,7 +87,8 @@
                 {%- endif %}
             end as _quarantine_reason,
             case
-                {{ cdc_indent(_cdc_record_details('rowed', _cdc_version_details(spec, 'rowed')), 16) }}
+                {{ cdc_indent(_cdc_record_details('rowed', _cdc_version_details(spec, 'rowed'),
+                    spec.tombstone_deletes), 16) }}
                 when rowed._message._unparsed is not null
                     and json_object_keys(rowed.kafka_value) is not null
                     then concat(
@@ -167,7 +168,9 @@
                     from (
                         select
                             landed.*,
-                            {{ cdc_indent(_cdc_parse_value('landed.kafka_value', spec.value_type), 24) }} as _message,
+                            {{ cdc_indent(_cdc_parse_value(
+                                'landed.kafka_value', spec.value_type, spec.tombstone_deletes), 24) }}
+                                as _message,
                             {{ cdc_indent(_cdc_repeated_envelope_fields('landed.kafka_value'), 24) }}
                                 as _cdc_repeated_fields
                             {%- if spec.tombstone_deletes %},

@@ -8,10 +8,16 @@
 
 {#- from_json of a landed value, with or without the JsonConverter wrapper
     (see _cdc_wrapper_type); a value that is not JSON of that shape keeps
-    its text in `_unparsed`. -#}
-{% macro _cdc_parse_value(value, value_type) -%}
+    its text in `_unparsed` (the JSON text `null` too, unless
+    `null_text_is_null`: a flattened topic's delete, read as no value). -#}
+{% macro _cdc_parse_value(value, value_type, null_text_is_null=false) -%}
     from_json(
+        {%- if null_text_is_null %}
+        if(octet_length({{ value }}) > {{ cdc_max_value_bytes() }} or trim({{ value }}) = 'null',
+            null, {{ value }}),
+        {%- else %}
         if(octet_length({{ value }}) > {{ cdc_max_value_bytes() }}, null, {{ value }}),
+        {%- endif %}
         {{ cdc_string(_cdc_wrapper_type(value_type, true)) }},
         map('columnNameOfCorruptRecord', '_unparsed')
     )
@@ -41,16 +47,17 @@
     schema. `record.` prefixes the landed columns and the parsed `_message`.
     `checks`: further `when` branches (the schema-version checks of a
     change topic) tried before the last, type_mismatch, which they refine.
-    `tombstone_deletes`: a tombstone is a delete of its key, not a
-    quarantined record (flattened topics). -#}
+    `tombstone_deletes`: a tombstone, and the JSON text `null` the
+    JsonConverter writes for one whose value schema was kept, are deletes of
+    their key, not quarantined records (flattened topics). -#}
 {% macro _cdc_record_reasons(record, checks='', tombstone_deletes=false) -%}
     when {{ cdc_not_utf8(record ~ '.kafka_value') }} or {{ cdc_not_utf8(record ~ '.kafka_key') }}
         then 'not_utf8'
     when {{ record }}.landing_error is not null then 'unreadable_landing_record'
     {%- if not tombstone_deletes %}
     when {{ record }}.kafka_value is null then 'tombstone'
-    {%- endif %}
     when trim({{ record }}.kafka_value) = 'null' then 'null_value'
+    {%- endif %}
     when octet_length({{ record }}.kafka_value) > {{ cdc_max_value_bytes() }}
         then 'oversized_value'
     when {{ record }}._message._unparsed is not null
@@ -143,7 +150,7 @@
 {#- The `when ... then '<detail>'` branches of `_quarantine_detail` for the
     reasons of _cdc_record_reasons that need one (`checks`: the details of
     the extra checks given to it, in the same place). -#}
-{% macro _cdc_record_details(record, checks='') -%}
+{% macro _cdc_record_details(record, checks='', tombstone_deletes=false) -%}
     when {{ cdc_not_utf8(record ~ '.kafka_value') }} or {{ cdc_not_utf8(record ~ '.kafka_key') }}
         then concat(
             'bytes that are not UTF-8 in the ',
@@ -156,8 +163,10 @@
         )
     when {{ record }}.landing_error is not null then {{ record }}.landing_error
     when {{ record }}.kafka_value is null then null
+    {%- if not tombstone_deletes %}
     when trim({{ record }}.kafka_value) = 'null'
         then 'the value is the JSON text null (a tombstone has no value at all)'
+    {%- endif %}
     when octet_length({{ record }}.kafka_value) > {{ cdc_max_value_bytes() }}
         then concat(
             'the value is ', octet_length({{ record }}.kafka_value), ' bytes, over the limit of',

@@ -8,7 +8,8 @@
     a row image that contradicts the types its own block declares
     (schema_contradiction), a version that changes a column's type in a way
     the table cannot take in place (incompatible_schema_change, under the
-    topic's default schema_changes policy). -#}
+    topic's default schema_changes policy), and any other value its own
+    covered block does not read (schema_contradiction too). -#}
 {% macro _cdc_version_reasons(spec, record) -%}
     {%- set fingerprint = record ~ '._schema_fingerprint' -%}
     {%- if spec.schema_fingerprints %}
@@ -26,6 +27,14 @@
     {%- if spec.incompatible_versions %}
     when {{ fingerprint }} in ('{{ spec.incompatible_versions | join("', '") }}')
         then 'incompatible_schema_change'
+    {%- endif %}
+    {%- if spec.schema_fingerprints %}
+    {#- a value its covered block does not read: the table's types take every
+        version's (widened), so it contradicts its own block; sync cannot
+        help (type_mismatch's advice is for a value without a block) -#}
+    when {{ fingerprint }} is not null and {{ record }}._message._unparsed is not null
+        and json_object_keys({{ record }}.kafka_value) is not null
+        then 'schema_contradiction'
     {%- endif %}
 {%- endmacro %}
 
@@ -64,6 +73,17 @@
             ' then dbt build --full-refresh --select {{ this.identifier }}+'
         )
     {%- endfor %}
+    {%- if spec.schema_fingerprints %}
+    when {{ fingerprint }} is not null and {{ record }}._message._unparsed is not null
+        and json_object_keys({{ record }}.kafka_value) is not null
+        then concat(
+            coalesce(
+                nullif({{ _cdc_mismatched_columns(record ~ '.kafka_value', spec) }}, ''),
+                'a field'
+            ),
+            ' contradicts the type its own schema block (md5 ', {{ fingerprint }}, ') declares'
+        )
+    {%- endif %}
 {%- endmacro %}
 
 {#- Per version with checkable columns, the row columns whose type its own

@@ -121,10 +121,11 @@
    "connect_type": "string, not null"
   }
  ],
- "value_schema": "{\"fields\":[{\"field\":\"before\",\"fields\":[{\"field\":\"id\",\"optional\":false,\"type\":\"int32\"},{\"field\":\"first_name\",\"optional\":false,\"type\":\"string\"},{\"field\":\"last_name\",\"optional\":false,\"type\":\"string\"},{\"field\":\"email\",\"optional\":false,\"type\":\"string\"}],\"name\":\"myflat.inventory.customers.Value\",\"optional\":true,\"type\":\"struct\"},{\"field\":\"after\",\"fields\":[{\"field\":\"id\",\"optional\":false,\"type\":\"int32\"},{\"field\":\"first_name\",\"optional\":false,\"type\":\"string\"},{\"field\":\"last_name\",\"optional\":false,\"type\":\"string\"},{\"field\":\"email\",\"optional\":false,\"type\":\"string\"}],\"name\":\"myflat.inventory.customers.Value\",\"optional\":true,\"type\":\"struct\"},{\"field\":\"id\",\"optional\":true,\"type\":\"int32\"},{\"field\":\"first_name\",\"optional\":true,\"type\":\"string\"},{\"field\":\"last_name\",\"optional\":true,\"type\":\"string\"},{\"field\":\"email\",\"optional\":true,\"type\":\"string\"}],\"name\":\"myflat.inventory.customers.Value.Envelope\",\"optional\":false,\"type\":\"struct\"}",
+ "value_schema": "{\"fields\":[{\"field\":\"before\",\"fields\":[{\"field\":\"id\",\"optional\":false,\"type\":\"int32\"},{\"field\":\"first_name\",\"optional\":false,\"type\":\"string\"},{\"field\":\"last_name\",\"optional\":false,\"type\":\"string\"},{\"field\":\"email\",\"optional\":false,\"type\":\"string\"}],\"name\":\"myflat.inventory.customers.Value\",\"optional\":true,\"type\":\"struct\"},{\"field\":\"after\",\"fields\":[{\"field\":\"id\",\"optional\":false,\"type\":\"int32\"},{\"field\":\"first_name\",\"optional\":false,\"type\":\"string\"},{\"field\":\"last_name\",\"optional\":false,\"type\":\"string\"},{\"field\":\"email\",\"optional\":false,\"type\":\"string\"}],\"name\":\"myflat.inventory.customers.Value\",\"optional\":true,\"type\":\"struct\"},{\"field\":\"id\",\"optional\":true,\"type\":\"int32\"},{\"field\":\"first_name\",\"optional\":true,\"type\":\"string\"},{\"field\":\"last_name\",\"optional\":true,\"type\":\"string\"},{\"field\":\"email\",\"optional\":true,\"type\":\"string\"}],\"name\":\"myflat.inventory.customers.Value.Envelope\",\"optional\":true,\"type\":\"struct\"}",
  "key_schema": "{\"fields\":[{\"field\":\"id\",\"optional\":false,\"type\":\"int32\"}],\"name\":\"myflat.inventory.customers.Key\",\"optional\":false,\"type\":\"struct\"}",
  "schema_fingerprints": [
-  "1026b30a7c462e61b306e56361e191e7"
+  "1026b30a7c462e61b306e56361e191e7",
+  "79329112069a2b402d74ddd16b3a66f1"
  ],
  "decimal_format": "base64",
  "tombstone_deletes": true

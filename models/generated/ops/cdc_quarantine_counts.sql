@@ -141,6 +141,11 @@ counted as (
             'base_flattened__pgflat_public_orders'
         ],
         [
+            'plainflat.inventory.customers',
+            'stg_flattened__plainflat_inventory_customers__quarantine',
+            'base_flattened__plainflat_inventory_customers'
+        ],
+        [
             'postgres.tpcch.customer',
             'stg_postgres__postgres_tpcch_customer__quarantine',
             'base_postgres__postgres_tpcch_customer'

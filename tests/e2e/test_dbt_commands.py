@@ -1,0 +1,134 @@
+"""dbt's own commands, typed as the README's "Using dbt directly" says,
+between two `make run`s, in a project made by `init` (issue 53).
+
+A user runs `make run`, then `dbt seed`, `dbt build`, `dbt run`, `dbt
+test` and `dbt build --full-refresh` — twice over, in that order — then
+lands more and runs `make run` again. Every command exits 0, and the
+current-state tables equal the plain-Python reference of what was landed
+after each stage: the flattened MySQL customers (schema blocks, deletes as
+tombstones and as the converter's null payload) and the same table without
+schema blocks (deletes as the JSON text `null`, the key declared).
+
+Before the fix, `dbt seed` after `make run` failed with
+LOCATION_ALREADY_EXISTS (the seed was a Hive text table whose folder
+outlived its drop), and from then on every `make run` failed too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import flattened_smt
+import pytest
+from project_paths import PROJECT, SAMPLE_LANDING
+from reference_model import current_state, flattened_changes
+
+from python_helpers.project.init_project import fresh_project
+
+pytestmark = pytest.mark.spark
+
+TOPICS = (flattened_smt.MYSQL_TOPIC, flattened_smt.PLAIN_TOPIC)
+FILES = {
+    flattened_smt.MYSQL_TOPIC: flattened_smt.MYSQL_FILE,
+    flattened_smt.PLAIN_TOPIC: flattened_smt.PLAIN_FILE,
+}
+COLUMNS = ("first_name", "last_name", "email")
+DBT_COMMANDS = (
+    ("seed",),
+    ("build",),
+    ("run",),
+    ("test",),
+    ("build", "--full-refresh"),
+)
+
+
+def _land(landing: Path, lines: dict[str, int] | None) -> None:
+    """Each topic's file (its first ``lines[topic]`` lines, else all) and
+    its declaration as the folder's topic.yml."""
+    for topic in TOPICS:
+        folder = landing / topic
+        folder.mkdir(parents=True, exist_ok=True)
+        text = (SAMPLE_LANDING / topic / FILES[topic]).read_text(encoding="utf-8")
+        kept = text.splitlines(keepends=True)[: lines[topic] if lines else None]
+        (folder / FILES[topic]).write_text("".join(kept), encoding="utf-8")
+        shutil.copy(PROJECT / "topics" / f"{topic}.yml", folder / "topic.yml")
+
+
+def _expected(lines: dict[str, int] | None) -> dict[str, dict[Any, dict[str, Any]]]:
+    expected = {}
+    for topic in TOPICS:
+        changes = flattened_changes(SAMPLE_LANDING / topic / FILES[topic])
+        expected[topic] = current_state(changes[: lines[topic] if lines else None], "id")
+    return expected
+
+
+class Project:
+    """The init project, its state folder and landing: commands run as a
+    user's shell runs them."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = fresh_project(PROJECT, root / "project")
+        self.state = self.root / ".state"
+        self.landing = root / "landing"
+        self.env = os.environ | {
+            "CDC_STATE_DIR": str(self.state),
+            "DBT_PROFILES_DIR": "profiles",
+            "PYTHONPATH": str(PROJECT),
+        }
+
+    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(args, cwd=self.root, env=self.env, capture_output=True, text=True)
+
+    def make_run(self) -> subprocess.CompletedProcess[str]:
+        venv = Path(sys.executable).parents[1]
+        return self.run(
+            "make", "--no-print-directory", "run", f"VENV={venv}", f"CDC_LANDING_DIR={self.landing}"
+        )
+
+    def current(self) -> dict[str, dict[Any, dict[str, Any]]]:
+        tables = {topic: f"cdc_current.flattened__{topic.replace('.', '_')}" for topic in TOPICS}
+        done = self.run(sys.executable, "-m", "python_helpers", "export", *tables.values())
+        assert done.returncode == 0, done.stderr[-3000:]
+        exported = json.loads(done.stdout)
+        return {
+            topic: {row["id"]: row for row in map(json.loads, exported[table]["rows"])}
+            for topic, table in tables.items()
+        }
+
+
+def _assert_current(project: Project, expected: dict[str, dict[Any, dict[str, Any]]]) -> None:
+    actual = project.current()
+    for topic, rows in expected.items():
+        assert sorted(actual[topic]) == sorted(rows), topic
+        for key, row in rows.items():
+            assert {c: actual[topic][key][c] for c in COLUMNS} == {c: row[c] for c in COLUMNS}
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    return Project(tmp_path_factory.mktemp("dbt-commands"))
+
+
+def test_dbt_commands_twice_between_two_make_runs(project: Project) -> None:
+    first = flattened_smt.FIRST_LINES
+    _land(project.landing, first)
+    done = project.make_run()
+    assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
+    _assert_current(project, _expected(first))
+    dbt = str(Path(sys.executable).parent / "dbt")
+    for round_ in (1, 2):
+        for command in DBT_COMMANDS:
+            done = project.run(dbt, *command)
+            output = (done.stdout + done.stderr)[-4000:]
+            assert done.returncode == 0, f"round {round_}: dbt {' '.join(command)}\n{output}"
+    _assert_current(project, _expected(first))
+    _land(project.landing, None)
+    done = project.make_run()
+    assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
+    _assert_current(project, _expected(None))
