@@ -54,8 +54,9 @@ NAMES = st.lists(
 
 
 # the hostile names Spark cannot hold as they are: the case-only pair's
-# second, and one dbt-spark's describe would end the column list at
-MAPPED = {"name": "name_2", "#x": "_#x"}
+# second, one dbt-spark's describe would end the column list at, and the
+# trailing-blank pair's second (one column to the metastore)
+MAPPED = {"name": "name_2", "#x": "_#x", "pad ": "pad _2"}
 
 
 def _columns(names: list[str], mapping: dict[str, str]) -> list[str]:

@@ -425,9 +425,12 @@ WITHOUT_SCHEMA_BLOCKS = {
     "bankdb.transaction",
     "bank1.transaction",
     "proptx.transaction",
+    "plainflat.inventory.customers",
 }
 CONNECTORS = {
     "pgflat.public.orders": "flattened",
+    # its values carry `__op` fields (add.fields), without schema blocks
+    "plainflat.inventory.customers": "flattened",
     # its values carry no metadata field: declared `connector: flattened`
     "myflat.inventory.customers": None,
     "bank.transaction": "debezium",
