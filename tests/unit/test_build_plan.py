@@ -123,3 +123,22 @@ def test_a_watch_leaves_the_views_of_topics_that_only_got_records(tmp_path: Path
     build_plan.succeeded(state, project, planned)
     assert build_plan.pending(state) == []
     assert build_plan.pending(state, build_plan.RESPECIFIED_FILE) == []
+
+
+def test_a_first_dbt_run_loads_the_seeds_first(tmp_path: Path) -> None:
+    """`run -- run` (dbt's `run`, which loads no seed) in a new project
+    failed on the quarantine summary, which reads the seed, every time: a
+    `run` that builds more than the changed topics' models loads the seeds
+    first; a build loads them itself, a narrowed run leaves the views that
+    read them alone, a selection of the user's is the user's."""
+    project, state = _project(tmp_path), tmp_path / "state"
+    build_plan.add(state, ["shop.public.orders"])
+    first = build_plan.plan(state, project, ["run"])
+    assert first.args is not None and build_plan.needs_seeds(first, first.args)
+    build = build_plan.plan(state, project, ["build"])
+    assert build.args is not None and not build_plan.needs_seeds(build, build.args)
+    _good_build(state, project)
+    narrowed = build_plan.plan(state, project, ["run"])
+    assert narrowed.args is not None and not build_plan.needs_seeds(narrowed, narrowed.args)
+    chosen = build_plan.plan(state, project, ["run", "--select", "m"])
+    assert chosen.args is not None and not build_plan.needs_seeds(chosen, chosen.args)
