@@ -424,6 +424,12 @@ def dbt_show(query: str) -> list[dict[str, Any]]:
     return rows
 
 
+# a query of names and values written as Spark variables (issue 53)
+SUBSTITUTION_QUERY = (
+    "select '${env:HOME}' as `${spark.app.name}`, '${system:user.name}' as plain_value"
+)
+
+
 def killed_run(when: str, *args: str) -> list[str]:
     """Start ``python -m python_helpers <args>`` and SIGKILL it, with its
     Spark JVM (the whole process group), as soon as a line of its output
@@ -771,7 +777,11 @@ def _build_runs(scratch: Path, delivery: prop.Delivery) -> dict[str, Any]:
         "second": {t: samples[t] + transactions[0][t] + transactions[1][t] for t in samples},
     }
     transaction_lines["third"] = transaction_lines["second"]
+    # on the runs' target (a Thrift server is up only now): text that
+    # Spark's variable substitution would replace, as a name and as values
+    substitution = dbt_show(SUBSTITUTION_QUERY)
     return {
+        "substitution": substitution,
         "first": first,
         "second": second,
         "third": third,
