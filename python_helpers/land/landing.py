@@ -198,29 +198,35 @@ def landing_paths(topic_dir: Path) -> list[Path]:
     """The value files anywhere below one topic folder, sorted by their
     path below it (hidden names, sinks' keys and headers files, and
     symbolic links that lead out of the folder are not read)."""
-    found = []
-    for path in topic_dir.rglob("*"):
-        below = path.relative_to(topic_dir).parts
-        if any(_hidden(part) for part in below) or _stem(path.name) is None:
-            continue
-        if below == (VALUE_SCHEMA_FILE,):
-            continue
-        if path.is_file() and not _outside(path, topic_dir):
-            found.append(path)
-    return sorted(found, key=lambda p: p.relative_to(topic_dir).as_posix())
+    return [
+        path
+        for path in _visible(topic_dir)
+        if _stem(path.name) is not None
+        and path.relative_to(topic_dir).parts != (VALUE_SCHEMA_FILE,)
+        and path.is_file()
+        and not _outside(path, topic_dir)
+    ]
 
 
 def links_out(topic_dir: Path) -> list[Path]:
     """The files below one topic folder that are not read because they are
     symbolic links (or under one) leading out of it, sorted: what a run
     names instead of skipping them without a word."""
-    found = []
-    for path in topic_dir.rglob("*"):
-        below = path.relative_to(topic_dir).parts
-        if any(_hidden(part) for part in below):
-            continue
-        if (path.is_symlink() or path.is_file()) and _outside(path, topic_dir):
-            found.append(path)
+    return [
+        path
+        for path in _visible(topic_dir)
+        if (path.is_symlink() or path.is_file()) and _outside(path, topic_dir)
+    ]
+
+
+def _visible(topic_dir: Path) -> list[Path]:
+    """Everything below one topic folder but hidden names (and what is below
+    them), sorted by its path below the folder."""
+    found = [
+        path
+        for path in topic_dir.rglob("*")
+        if not any(_hidden(part) for part in path.relative_to(topic_dir).parts)
+    ]
     return sorted(found, key=lambda p: p.relative_to(topic_dir).as_posix())
 
 

@@ -11,24 +11,17 @@ took it and the way out — never both topics, never the run.
 
 from __future__ import annotations
 
+from dataclasses import fields
 from pathlib import Path
 
 from python_helpers.project.model_names import MODELS_DIR, ModelNames
 from python_helpers.project.topic_properties import ANALYST_LAYERS
 from python_helpers.spec.topics import Topic
 
-# the layers whose model names a topic claims (ModelNames' fields that name models)
-CLAIMED_LAYERS = (
-    "base",
-    "staging",
-    "quarantine",
-    "current",
-    "state",
-    "heartbeats",
-    "history",
-    "changes",
-    "consistent",
-    "progress",
+# the layers whose model names a topic claims: every field of ModelNames
+# that names a model
+CLAIMED_LAYERS = tuple(
+    f.name for f in fields(ModelNames) if f.name not in ("folder", "entity", "source", "table")
 )
 
 

@@ -17,7 +17,6 @@ outlived its drop), and from then on every `make run` failed too.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -27,6 +26,7 @@ from typing import Any
 import flattened_smt
 import pytest
 from project_paths import PROJECT, SAMPLE_LANDING
+from project_runs import project_env
 from reference_model import current_state, flattened_changes
 
 from python_helpers.project.init_project import fresh_project
@@ -73,11 +73,7 @@ class Project:
         self.root = fresh_project(PROJECT, root / "project")
         self.state = self.root / ".state"
         self.landing = root / "landing"
-        self.env = os.environ | {
-            "CDC_STATE_DIR": str(self.state),
-            "DBT_PROFILES_DIR": "profiles",
-            "PYTHONPATH": str(PROJECT),
-        }
+        self.env = project_env(self.state)
 
     def run(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(args, cwd=self.root, env=self.env, capture_output=True, text=True)

@@ -11,15 +11,21 @@ from pathlib import Path
 from project_paths import PROJECT
 
 
-def run_in(project: Path, state: Path, *args: str, port: int | None = None) -> str:
-    """Run ``args`` in ``project`` with its own state folder (and, given
-    ``port``, the cluster target's Thrift port); its output. Fails the
-    test, with the end of both streams, when the command fails."""
-    env = os.environ | {
+def project_env(state: Path) -> dict[str, str]:
+    """This process's environment as a user's shell in a project has it:
+    the project's state folder and profiles, this checkout's helpers."""
+    return os.environ | {
         "CDC_STATE_DIR": str(state),
         "DBT_PROFILES_DIR": "profiles",
         "PYTHONPATH": str(PROJECT),
     }
+
+
+def run_in(project: Path, state: Path, *args: str, port: int | None = None) -> str:
+    """Run ``args`` in ``project`` with its own state folder (and, given
+    ``port``, the cluster target's Thrift port); its output. Fails the
+    test, with the end of both streams, when the command fails."""
+    env = project_env(state)
     if port is not None:
         env["CDC_SPARK_PORT"] = str(port)
     done = subprocess.run(args, cwd=project, env=env, capture_output=True, text=True)

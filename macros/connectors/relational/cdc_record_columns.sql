@@ -12,12 +12,8 @@
     `null_text_is_null`: a flattened topic's delete, read as no value). -#}
 {% macro _cdc_parse_value(value, value_type, null_text_is_null=false) -%}
     from_json(
-        {%- if null_text_is_null %}
-        if(octet_length({{ value }}) > {{ cdc_max_value_bytes() }} or trim({{ value }}) = 'null',
-            null, {{ value }}),
-        {%- else %}
-        if(octet_length({{ value }}) > {{ cdc_max_value_bytes() }}, null, {{ value }}),
-        {%- endif %}
+        if(octet_length({{ value }}) > {{ cdc_max_value_bytes() }}
+            {%- if null_text_is_null %} or trim({{ value }}) = 'null'{% endif %}, null, {{ value }}),
         {{ cdc_string(_cdc_wrapper_type(value_type, true)) }},
         map('columnNameOfCorruptRecord', '_unparsed')
     )
