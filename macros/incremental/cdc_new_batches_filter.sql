@@ -21,14 +21,13 @@
 {%- endmacro %}
 
 {#- The newest `_landing_batch` in the model being built (`this`), or none
-    on a first build, a full refresh or while dbt only parses. -#}
+    on a first build, a full refresh or while dbt only parses: from the
+    model's one look-up statement (cdc_lookup). -#}
 {% macro cdc_merged_batch_watermark() -%}
     {%- if not (execute and is_incremental()) -%}
         {{- return(none) -}}
     {%- endif -%}
-    {%- set found = run_query(
-        'select max(_landing_batch) from ' ~ this).columns[0].values()[0] -%}
-    {{- return(-1 if found is none else found | int) -}}
+    {{- return(cdc_lookup().watermark) -}}
 {%- endmacro %}
 
 {#- The start of this dbt invocation as a timestamp literal (UTC): the

@@ -14,8 +14,7 @@
 {% macro default__cdc_apply_truncates() -%}
     {%- if execute and is_incremental()
         and model.config.meta.get('cdc_kind', 'changes') == 'changes' -%}
-        {%- set found = cdc_newest_truncate(
-            cdc_staging_parent(), cdc_merged_batch_watermark()) -%}
+        {%- set found = cdc_lookup().truncate_new -%}
         {%- if found -%}
             delete from {{ this }}
             where {{ cdc_position_before('_cdc_position', found) }}
@@ -42,6 +41,11 @@
 {% macro cdc_newest_truncate(staging, watermark) -%}
     {%- if not execute or staging is none or load_relation(staging) is none -%}
         {{- return(none) -}}
+    {%- endif -%}
+    {%- set looked_up = cdc_lookup() -%}
+    {%- if looked_up.get('staging') == staging and looked_up.truncates
+        and (watermark is none or watermark == looked_up.watermark) -%}
+        {{- return(looked_up.truncate_all if watermark is none else looked_up.truncate_new) -}}
     {%- endif -%}
     {%- set found = run_query(
         "select cast(max(_cdc_position) as string) from " ~ staging

@@ -53,8 +53,7 @@
     {%- set stored = load_relation(this) if watermark is not none else none -%}
     {#- columns staging has and the stored table not yet (a column added
         since: dbt appends it after this select) read null from it -#}
-    {%- set stored_names = adapter.get_columns_in_relation(stored) | map(attribute='name') | list
-        if stored is not none else [] -%}
+    {%- set stored_names = cdc_stored_names(stored) -%}
     {%- set positions = '_cdc_value_positions' in stored_names -%}
     {%- set newer = 'true' if stored is none else
         '(stored._cdc_position is null or latest.newest._cdc_position > stored._cdc_position)' -%}
@@ -216,7 +215,18 @@
     {%- if not execute or staging is none or load_relation(staging) is none -%}
         {{- return([]) -}}
     {%- endif -%}
-    {{- return(adapter.get_columns_in_relation(staging)) -}}
+    {%- set looked_up = cdc_lookup() -%}
+    {{- return(cdc_columns_of(staging, looked_up.staging_columns
+        if looked_up.get('staging') == staging else none)) -}}
+{%- endmacro %}
+
+{#- The column names of the model's own table `stored` (a relation, or none
+    on a first build): from the model's look-up. -#}
+{% macro cdc_stored_names(stored) -%}
+    {%- if stored is none -%}
+        {{- return([]) -}}
+    {%- endif -%}
+    {{- return(cdc_lookup().this_names or (cdc_columns_of(stored, none) | map(attribute='name') | list)) -}}
 {%- endmacro %}
 
 {#- Of `columns` (a relation's, from adapter.get_columns_in_relation), those

@@ -211,8 +211,7 @@
     history models' merge deletes it (merge_delete_condition). -#}
 {% macro _cdc_history_islands(relation, keys, columns, fillable, tracked, snapshots,
     only_touched, watermark, stored) -%}
-    {%- set stored_names = adapter.get_columns_in_relation(stored) | map(attribute='name') | list
-        if stored is not none else [] -%}
+    {%- set stored_names = cdc_stored_names(stored) -%}
     {%- set key_and_start -%}
         {{ _cdc_key_list('candidates', keys) }}, candidates.opening.position
     {%- endset %}

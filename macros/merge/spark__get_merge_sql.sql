@@ -26,9 +26,12 @@
         {%- do predicates.append('DBT_INTERNAL_SOURCE.' ~ key ~ ' = DBT_INTERNAL_DEST.' ~ key) -%}
     {%- endfor -%}
     {%- if not keys -%}{%- do predicates.append('FALSE') -%}{%- endif -%}
-    {%- set dest_columns = adapter.get_columns_in_relation(target) -%}
-    {%- set update_columns = get_merge_update_columns(
-        config.get('merge_update_columns'), config.get('merge_exclude_columns'), dest_columns) -%}
+    {%- set update_columns = none -%}
+    {%- if config.get('merge_update_columns') or config.get('merge_exclude_columns') -%}
+        {%- set update_columns = get_merge_update_columns(
+            config.get('merge_update_columns'), config.get('merge_exclude_columns'),
+            adapter.get_columns_in_relation(target)) -%}
+    {%- endif -%}
     {%- set matched = config.get('merge_matched_condition') -%}
     {%- set delete = config.get('merge_delete_condition') -%}
     {%- set insert = config.get('merge_insert_condition') -%}
@@ -39,7 +42,7 @@
     {%- endif -%}
     {%- set guard = (' and (' ~ matched ~ ')') if matched else '' -%}
     {%- if incremental_predicates and not cdc_any_row_meets(target, incremental_predicates) %}
-    {{ cdc_insert_when_nothing_matches(target, source, dest_columns, insert) }}
+    {{ cdc_insert_when_nothing_matches(target, source, insert) }}
     {%- else %}
 
     merge into {{ target }} as DBT_INTERNAL_DEST
@@ -60,8 +63,14 @@
 {% endmacro %}
 
 {#- Whether a row of `target` meets every one of `predicates` (written on
-    the alias DBT_INTERNAL_DEST). -#}
+    the alias DBT_INTERNAL_DEST): the model's look-up answered it when it
+    ran (cdc_lookup), else one query that Iceberg's column statistics
+    answer from the few files such rows are in. -#}
 {% macro cdc_any_row_meets(target, predicates) -%}
+    {%- set looked_up = cdc_lookup_if_run() -%}
+    {%- if looked_up and looked_up.incremental -%}
+        {{- return(looked_up.replay) -}}
+    {%- endif -%}
     {%- set found = run_query(
         'select 1 from ' ~ target ~ ' as DBT_INTERNAL_DEST where ('
         ~ (predicates | join(') and (')) ~ ') limit 1') -%}
@@ -69,15 +78,10 @@
 {%- endmacro %}
 
 {#- A merge none of whose source rows can match: insert the source rows
-    (meeting `insert`, the insert branch's condition, if any), by the
-    target's column names. -#}
-{% macro cdc_insert_when_nothing_matches(target, source, dest_columns, insert) -%}
-    insert into {{ target }}
-    select
-        {%- for column in dest_columns %}
-        DBT_INTERNAL_SOURCE.{{ adapter.quote(column.name) }}{{ "," if not loop.last }}
-        {%- endfor %}
-    from {{ source }} as DBT_INTERNAL_SOURCE
+    (meeting `insert`, the insert branch's condition, if any) by name. -#}
+{% macro cdc_insert_when_nothing_matches(target, source, insert) -%}
+    insert into {{ target }} by name
+    select * from {{ source }} as DBT_INTERNAL_SOURCE
     {%- if insert %}
     where {{ insert }}
     {%- endif %}

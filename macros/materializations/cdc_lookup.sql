@@ -1,0 +1,187 @@
+{#-
+    The one look-up statement of an incremental CDC model (issue 54). What a
+    model's compiled select, its pre-hooks and its materialization need to
+    know about the tables it reads and writes is read in ONE query, when the
+    model is compiled, and kept for the rest of the node's run:
+
+      watermark      the newest `_landing_batch` the model holds (none on a
+                     first build or a full refresh): the literal every
+                     batch filter is written with (cdc_new_batches_filter);
+      this_columns   the model's table: its columns, names and Spark types
+                     (none on a first build);
+      replay         whether a row of the table meets the model's
+                     `incremental_predicates` (a quarantined record a new
+                     spec covers, in a base model): the merge is then a
+                     merge, else the insert it amounts to;
+      staging_columns, truncate_all, truncate_new
+                     for a model with a staging parent: the staging view's
+                     columns, its newest truncate in any batch and in the
+                     batches after the watermark (cdc_apply_truncates).
+
+    Columns without a `describe`: the names are the keys of
+    `to_json(struct(t.*))` of a null row (`ignoreNullFields` off), which
+    are exact whatever a name holds; the types are read from
+    `typeof(struct(t.*))` knowing the names (cdc_struct_columns). A type
+    text that does not read back exactly (a nested field name holding
+    `<`, `>` or `,` can make it ambiguous) gives `none`, and the callers
+    fall back to a `describe` (cdc_columns_of).
+
+    Kept in `graph` (the manifest's flat graph, one dict for the whole
+    invocation) under the node's id and the invocation's: compilation and
+    the materialization run in different Jinja contexts of the same
+    thread, and `graph` is the one object both see.
+-#}
+{% macro cdc_lookup() %}
+    {%- if not execute -%}
+        {{- return({}) -}}
+    {%- endif -%}
+    {%- set cache = graph.get('_cdc_lookups') -%}
+    {%- if cache is none or cache.get('invocation') != invocation_id -%}
+        {%- set cache = {'invocation': invocation_id, 'nodes': {}} -%}
+        {%- do graph.update({'_cdc_lookups': cache}) -%}
+    {%- endif -%}
+    {%- if model.unique_id not in cache['nodes'] -%}
+        {%- do cache['nodes'].update({model.unique_id: _cdc_run_lookup()}) -%}
+    {%- endif -%}
+    {{- return(cache['nodes'][model.unique_id]) -}}
+{% endmacro %}
+
+{#- The look-up of this node if it ran in this invocation, else none. -#}
+{% macro cdc_lookup_if_run() %}
+    {%- set cache = graph.get('_cdc_lookups') if execute else none -%}
+    {%- if cache is none or cache.get('invocation') != invocation_id -%}
+        {{- return(none) -}}
+    {%- endif -%}
+    {{- return(cache['nodes'].get(model.unique_id)) -}}
+{% endmacro %}
+
+{% macro _cdc_run_lookup() -%}
+    {%- set incremental = is_incremental() -%}
+    {%- set staging = cdc_staging_parent() -%}
+    {%- if staging is not none and load_relation(staging) is none -%}
+        {%- set staging = none -%}
+    {%- endif -%}
+    {%- set hooks = (model.config.get('pre-hook') or []) | map(attribute='sql') | join(' ') -%}
+    {%- set truncates = staging is not none and 'cdc_apply_truncates' in hooks
+        and model.config.meta.get('cdc_kind', 'changes') == 'changes' -%}
+    {%- set predicates = config.get('incremental_predicates') or [] -%}
+    {%- set parts = [] -%}
+    {%- set joins = [] -%}
+    {%- set found = {'incremental': incremental, 'watermark': none, 'this_columns': none,
+        'replay': false, 'staging': none, 'staging_columns': none, 'truncates': truncates,
+        'truncate_all': none, 'truncate_new': none} -%}
+    {%- if incremental -%}
+        {%- do parts.append('(select max(_landing_batch) from ' ~ this ~ ') as watermark') -%}
+        {%- do parts.append(_cdc_names_and_type('stored', 'this')) -%}
+        {%- do joins.append('left join (select * from ' ~ this ~ ' limit 0) as stored on true') -%}
+        {%- if predicates -%}
+            {%- do parts.append('(select count(*) from (select 1 from ' ~ this
+                ~ ' as DBT_INTERNAL_DEST where (' ~ (predicates | join(') and (')) ~ ') limit 1)) as replay') -%}
+        {%- endif -%}
+    {%- endif -%}
+    {%- if staging is not none -%}
+        {%- do parts.append(_cdc_names_and_type('staged', 'staging')) -%}
+        {%- do joins.append('left join (select * from ' ~ staging ~ ' limit 0) as staged on true') -%}
+        {%- if truncates -%}
+            {%- do parts.append("(select cast(max(_cdc_position) as string) from " ~ staging
+                ~ " where _cdc_op = 't') as truncate_all") -%}
+            {%- if incremental -%}
+                {%- do parts.append("(select cast(max(_cdc_position) as string) from " ~ staging
+                    ~ " where _cdc_op = 't' and _landing_batch > (select coalesce(max(_landing_batch), -1) from "
+                    ~ this ~ ")) as truncate_new") -%}
+            {%- endif -%}
+        {%- endif -%}
+    {%- endif -%}
+    {%- if not parts -%}
+        {{- return(found) -}}
+    {%- endif -%}
+    {%- set row = run_query('select ' ~ (parts | join(', ')) ~ ' from (select 1) as one '
+        ~ (joins | join(' '))).rows[0] -%}
+    {%- if incremental -%}
+        {%- set watermark = row['watermark'] -%}
+        {%- do found.update({
+            'watermark': -1 if watermark is none else watermark | int,
+            'this_columns': cdc_struct_columns(fromjson(row['this_names']), row['this_type']),
+            'this_names': fromjson(row['this_names']),
+            'replay': predicates | length > 0 and (row['replay'] | int) > 0,
+        }) -%}
+    {%- endif -%}
+    {%- if staging is not none -%}
+        {%- do found.update({
+            'staging': staging,
+            'staging_columns': cdc_struct_columns(fromjson(row['staging_names']), row['staging_type']),
+            'staging_names': fromjson(row['staging_names']),
+        }) -%}
+        {%- if truncates -%}
+            {%- do found.update({'truncate_all': row['truncate_all']}) -%}
+            {%- if incremental -%}
+                {%- do found.update({'truncate_new': row['truncate_new']}) -%}
+            {%- endif -%}
+        {%- endif -%}
+    {%- endif -%}
+    {{- return(found) -}}
+{%- endmacro %}
+
+{#- `<prefix>_names, <prefix>_type` of the null row `alias` (a relation
+    left-joined with `limit 0`): its column names as a JSON array, its
+    struct type as Spark writes it. -#}
+{% macro _cdc_names_and_type(alias, prefix) -%}
+    to_json(json_object_keys(to_json(struct({{ alias }}.*), map('ignoreNullFields', 'false'))))
+        as {{ prefix }}_names,
+    typeof(struct({{ alias }}.*)) as {{ prefix }}_type
+{%- endmacro %}
+
+{#- The columns of a relation as dicts of `name` and `data_type`, from its
+    exact column `names` (in order) and its `typeof(struct(t.*))` text
+    `type_text`; none when the text does not read back exactly from those
+    names (a field's type must be balanced in `<>` and `()`). -#}
+{% macro cdc_struct_columns(names, type_text) -%}
+    {%- if not (type_text.startswith('struct<') and type_text.endswith('>')) -%}
+        {{- return(none) -}}
+    {%- endif -%}
+    {%- set body = type_text[7:-1] -%}
+    {%- set state = namespace(pos=0, ok=true) -%}
+    {%- set columns = [] -%}
+    {%- for name in names if state.ok -%}
+        {%- set head = name ~ ':' -%}
+        {%- if body[state.pos:state.pos + head | length] != head -%}
+            {%- set state.ok = false -%}
+        {%- else -%}
+            {%- set start = state.pos + head | length -%}
+            {%- set end = namespace(at=none) -%}
+            {%- if loop.last -%}
+                {%- set end.at = body | length -%}
+            {%- else -%}
+                {%- set marker = ',' ~ names[loop.index0 + 1] ~ ':' -%}
+                {%- for found in modules.re.finditer(modules.re.escape(marker), body[start:])
+                    if end.at is none and _cdc_balanced(body[start:start + found.start()]) -%}
+                    {%- set end.at = start + found.start() -%}
+                {%- endfor -%}
+            {%- endif -%}
+            {%- if end.at is none or not _cdc_balanced(body[start:end.at]) or end.at == start -%}
+                {%- set state.ok = false -%}
+            {%- else -%}
+                {%- do columns.append({'name': name, 'data_type': body[start:end.at]}) -%}
+                {%- set state.pos = end.at + 1 -%}
+            {%- endif -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{- return(columns if state.ok and columns | length == names | length else none) -}}
+{%- endmacro %}
+
+{% macro _cdc_balanced(text) -%}
+    {{- return(text.count('<') == text.count('>') and text.count('(') == text.count(')')) -}}
+{%- endmacro %}
+
+{#- The columns of `relation` (dicts or dbt columns with `name` and
+    `data_type`): from the look-up when it read them, else a `describe`. -#}
+{% macro cdc_columns_of(relation, looked_up) -%}
+    {%- if looked_up is not none -%}
+        {{- return(looked_up) -}}
+    {%- endif -%}
+    {%- set columns = [] -%}
+    {%- for column in adapter.get_columns_in_relation(relation) -%}
+        {%- do columns.append({'name': column.name, 'data_type': column.data_type}) -%}
+    {%- endfor -%}
+    {{- return(columns) -}}
+{%- endmacro %}
