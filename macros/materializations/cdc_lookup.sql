@@ -62,13 +62,18 @@
         {%- set staging = none -%}
     {%- endif -%}
     {%- set hooks = (model.config.get('pre-hook') or []) | map(attribute='sql') | join(' ') -%}
-    {%- set truncates = staging is not none and 'cdc_apply_truncates' in hooks
+    {#- truncates: for a model of change events (not a transaction
+        topic's); the newest of all batches for one that applies them
+        (the current-state pre-hook) -#}
+    {%- set truncates = staging is not none
         and model.config.meta.get('cdc_kind', 'changes') == 'changes' -%}
+    {%- set all_truncates = truncates and 'cdc_apply_truncates' in hooks -%}
     {%- set predicates = config.get('incremental_predicates') or [] -%}
     {%- set parts = [] -%}
     {%- set joins = [] -%}
     {%- set found = {'incremental': incremental, 'watermark': none, 'this_columns': none,
         'replay': false, 'staging': none, 'staging_columns': none, 'truncates': truncates,
+        'all_truncates': all_truncates,
         'truncate_all': none, 'truncate_new': none} -%}
     {%- if incremental -%}
         {%- do parts.append('(select max(_landing_batch) from ' ~ this ~ ') as watermark') -%}
@@ -82,9 +87,11 @@
     {%- if staging is not none -%}
         {%- do parts.append(_cdc_names_and_type('staged', 'staging')) -%}
         {%- do joins.append('left join (select * from ' ~ staging ~ ' limit 0) as staged on true') -%}
-        {%- if truncates -%}
+        {%- if all_truncates -%}
             {%- do parts.append("(select cast(max(_cdc_position) as string) from " ~ staging
                 ~ " where _cdc_op = 't') as truncate_all") -%}
+        {%- endif -%}
+        {%- if truncates -%}
             {%- if incremental -%}
                 {%- do parts.append("(select cast(max(_cdc_position) as string) from " ~ staging
                     ~ " where _cdc_op = 't' and _landing_batch > (select coalesce(max(_landing_batch), -1) from "
@@ -112,8 +119,10 @@
             'staging_columns': cdc_struct_columns(fromjson(row['staging_names']), row['staging_type']),
             'staging_names': fromjson(row['staging_names']),
         }) -%}
-        {%- if truncates -%}
+        {%- if all_truncates -%}
             {%- do found.update({'truncate_all': row['truncate_all']}) -%}
+        {%- endif -%}
+        {%- if truncates -%}
             {%- if incremental -%}
                 {%- do found.update({'truncate_new': row['truncate_new']}) -%}
             {%- endif -%}

@@ -43,8 +43,9 @@
         {{- return(none) -}}
     {%- endif -%}
     {%- set looked_up = cdc_lookup() -%}
-    {%- if looked_up.get('staging') == staging and looked_up.truncates
-        and (watermark is none or watermark == looked_up.watermark) -%}
+    {%- if looked_up.get('staging') == staging
+        and (looked_up.all_truncates if watermark is none
+            else looked_up.truncates and watermark == looked_up.watermark) -%}
         {{- return(looked_up.truncate_all if watermark is none else looked_up.truncate_new) -}}
     {%- endif -%}
     {%- set found = run_query(

@@ -134,6 +134,11 @@ def marker_retention_days(project: Path) -> int | None:
     return None if days is None else int(days)
 
 
+# the materializations of the tables a topic's models write: dbt's and the
+# project's own (macros/materializations/cdc_incremental.sql)
+TABLE_MATERIALIZATIONS = ("incremental", "cdc_incremental")
+
+
 def topic_tables(nodes: dict[str, dict[str, Any]], topics: Iterable[str] | None) -> list[str]:
     """The Iceberg tables of ``topics`` (None: of every topic): their
     incremental models' (dbt's manifest nodes) and their raw tables."""
@@ -142,7 +147,7 @@ def topic_tables(nodes: dict[str, dict[str, Any]], topics: Iterable[str] | None)
     for node in nodes.values():
         meta = (node.get("config") or {}).get("meta") or {}
         topic = meta.get("cdc_topic")
-        table = (node.get("config") or {}).get("materialized") == "incremental"
+        table = (node.get("config") or {}).get("materialized") in TABLE_MATERIALIZATIONS
         if node["resource_type"] != "model" or not topic or not table:
             continue
         if wanted is None or topic in wanted:

@@ -734,3 +734,31 @@ def test_spark_substitutes_nothing(runs: dict[str, Any]) -> None:
     (on their target: a Thrift server is up only while they run)."""
     rows = runs["substitution"]
     assert rows == [{"${spark.app.name}": "${env:HOME}", "plain_value": "${system:user.name}"}]
+
+
+def test_an_incremental_run_costs_a_look_up_and_one_statement_per_model(
+    runs: dict[str, Any],
+) -> None:
+    """Issue 54: in the second build (new records on every topic), each
+    base and merged-state model sent its look-up and its insert or merge,
+    read from dbt's debug log: no temporary view and no `describe`, except
+    where the table's columns changed (then it altered the table). A state
+    model may also apply a truncate (a delete) and look up the snapshots a
+    `snapshot_deletes` topic completed."""
+    statements = runs["second_statements"]
+    base = {n: s for n, s in statements.items() if n.startswith("model.cdc.base_")}
+    state = {n: s for n, s in statements.items() if n.endswith("__state")}
+    assert len(base) >= 40 and len(state) >= 30, sorted(statements)
+    built = base | state
+    evolved = {n for n, s in built.items() if any(x.startswith("alter table") for x in s)}
+    for node, sent in built.items():
+        if node in evolved:
+            continue
+        assert not [s for s in sent if s.startswith(("describe", "create or replace temporary"))], (
+            node,
+            sent,
+        )
+        assert sent[0].startswith("select (select max(_landing_batch) from "), (node, sent)
+        extra = [s for s in sent[1:-1] if not (s.startswith("delete from") or "_cdc_position" in s)]
+        assert extra == [] and len(sent) <= (2 if node in base else 6), (node, sent)
+    assert len(evolved) <= 6, sorted(evolved)

@@ -30,6 +30,7 @@ import property_transactions as proptx
 from fixtures.samples_snapshots import STOCK_NOTIFICATIONS as STOCK_PREFIXES
 from project_paths import EXPECTED, ORDERS_TOPIC, PRODUCTS_TOPIC, PROJECT, SAMPLE_LANDING
 
+from bench.statements import statements_per_node
 from python_helpers import connectors
 from python_helpers.land.crash_points import AFTER_RAW_APPEND
 
@@ -401,8 +402,10 @@ def _env() -> dict[str, str]:
     return os.environ | {"CDC_STATE_DIR": str(STATE), "DBT_PROFILES_DIR": "profiles"}
 
 
-def _run(*args: str) -> str:
-    done = subprocess.run(args, cwd=PROJECT, env=_env(), capture_output=True, text=True)
+def _run(*args: str, env: dict[str, str] | None = None) -> str:
+    done = subprocess.run(
+        args, cwd=PROJECT, env=_env() | (env or {}), capture_output=True, text=True
+    )
     if done.returncode != 0:
         raise AssertionError(
             f"{' '.join(args)} failed:\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
@@ -410,8 +413,8 @@ def _run(*args: str) -> str:
     return done.stdout
 
 
-def _helpers(*args: str) -> str:
-    return _run(sys.executable, "-m", "python_helpers", *args)
+def _helpers(*args: str, env: dict[str, str] | None = None) -> str:
+    return _run(sys.executable, "-m", "python_helpers", *args, env=env)
 
 
 def dbt_show(query: str) -> list[dict[str, Any]]:
@@ -499,15 +502,28 @@ def _export(tables: list[str] = ALL_TABLES) -> dict[str, Any]:
 
 
 def _run_and_export(
-    landing: Path, scratch: Path, *dbt_args: str, options: tuple[str, ...] = ()
+    landing: Path,
+    scratch: Path,
+    *dbt_args: str,
+    options: tuple[str, ...] = (),
+    logs: Path | None = None,
 ) -> tuple[dict[str, Any], str]:
     """`python -m python_helpers run` with ALL_TABLES exported by the same
     process after dbt (one Spark start-up less than a separate export);
-    also its output."""
+    also its output. ``logs``: dbt's log folder for this run."""
     out = scratch / "export.json"
     tables = [arg for table in ALL_TABLES for arg in ("--export-table", table)]
     output = _helpers(
-        "run", "--landing", str(landing), *options, "--export", str(out), *tables, "--", *dbt_args
+        "run",
+        "--landing",
+        str(landing),
+        *options,
+        "--export",
+        str(out),
+        *tables,
+        "--",
+        *dbt_args,
+        env={"DBT_LOG_PATH": str(logs)} if logs else None,
     )
     return _exported(json.loads(out.read_text(encoding="utf-8"))), output
 
@@ -748,7 +764,12 @@ def _build_runs(scratch: Path, delivery: prop.Delivery) -> dict[str, Any]:
         if not THRIFT
         else {}
     )
-    second, _ = _run_and_export(full, scratch, "build", *FULL_TESTS)
+    # its dbt log: the statements each model sent (issue 54)
+    second_logs = scratch / "second-logs"
+    second, _ = _run_and_export(full, scratch, "build", *FULL_TESTS, logs=second_logs)
+    statements = statements_per_node(
+        (second_logs / "dbt.log").read_text(encoding="utf-8").splitlines()
+    )
     # nothing new to land: dbt re-runs the models of RERUN_TOPICS anyway
     # (and must change nothing); `--show` prints the current-state tables
     third, shown = _run_and_export(full, scratch, "run", *RERUN, options=("--show",))
@@ -784,6 +805,7 @@ def _build_runs(scratch: Path, delivery: prop.Delivery) -> dict[str, Any]:
         "substitution": substitution,
         "first": first,
         "second": second,
+        "second_statements": statements,
         "third": third,
         "property_records": landed,
         "property_notices": notices,

@@ -5,6 +5,7 @@ was last read, so most runs read none."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from python_helpers.run import maintenance
 from python_helpers.run.maintenance import Done, Policy, TableHealth
@@ -37,3 +38,32 @@ def test_orphans_due_or_a_pass_just_made_read_the_table_next_run(tmp_path: Path)
     assert maintenance.due(tmp_path, [table], {}, rules, 0.0) == []
     day = 24 * 3600.0
     assert maintenance.due(tmp_path, [table], {table: 0.0}, rules, day) == [table]
+
+
+def test_topic_tables_are_those_of_every_table_materialization() -> None:
+    """Maintenance compacts the tables of a topic's models whichever
+    materialization writes them (dbt's `incremental`, the project's
+    `cdc_incremental`), and their raw table; never a view."""
+
+    def node(name: str, materialized: str, topic: str | None = "a.b.c") -> dict[str, Any]:
+        meta = {"cdc_topic": topic} if topic else {}
+        return {
+            "resource_type": "model",
+            "relation_name": f"s.{name}",
+            "config": {"materialized": materialized, "meta": meta},
+        }
+
+    nodes = {
+        "base": node("base", "cdc_incremental"),
+        "state": node("state", "cdc_incremental"),
+        "owned": node("owned", "incremental"),
+        "view": node("view", "view"),
+        "other": node("other", "cdc_incremental", topic=None),
+    }
+    assert maintenance.topic_tables(nodes, None) == [
+        "cdc_landing.a_b_c",
+        "s.base",
+        "s.owned",
+        "s.state",
+    ]
+    assert maintenance.topic_tables(nodes, ["x.y"]) == []
