@@ -43,6 +43,28 @@ def statements_per_node(lines: Iterable[str]) -> dict[str, list[str]]:
     return dict(found)
 
 
+def _layer(node: str) -> str:
+    name = node.split(".")[-1]
+    if name.startswith("base_"):
+        return "base"
+    if name.startswith("stg_"):
+        return "quarantine view" if name.endswith("__quarantine") else "staging view"
+    for suffix in ("state", "history", "changes"):
+        if name.endswith(f"__{suffix}"):
+            return suffix
+    return "other"
+
+
+def per_model_by_layer(statements: dict[str, list[str]]) -> dict[str, tuple[int, float]]:
+    """layer -> (models, mean statements per model), for the models of
+    ``statements`` (a topic's layers by their generated names)."""
+    layers: dict[str, list[int]] = defaultdict(list)
+    for node, sent in statements.items():
+        if node.startswith("model."):
+            layers[_layer(node)].append(len(sent))
+    return {layer: (len(n), sum(n) / len(n)) for layer, n in sorted(layers.items())}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("log", type=Path)

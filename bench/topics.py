@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 from bench.run import RESULTS, Step, machine, run_step
+from bench.statements import per_model_by_layer, statements_per_node
 from bench.topics_generate import generate, one_more
 from python_helpers.project.init_project import fresh_project
 
@@ -64,6 +65,7 @@ def main() -> None:
     run = [*helpers, "run", "--freshness", "--", "build"]
     steps: dict[str, Step] = {}
     ran: dict[str, tuple[int, int]] = {}  # step: (models, tests) dbt ran
+    statements: dict[str, tuple[int, float]] = {}  # layer: (models, per model)
     if args.parse_only:
         steps["sync"] = run_step("sync", [*helpers, "sync"], project, env)
     else:
@@ -82,12 +84,17 @@ def main() -> None:
         for number in changed:
             one_more(work / "data", number, events)
         label = f"one event on {len(changed)} topics (run)"
-        steps["one event on a tenth"] = run_step(label, run, project, env)
+        logs = work / "logs-one-event"
+        steps["one event on a tenth"] = run_step(
+            label, run, project, env | {"DBT_LOG_PATH": str(logs)}
+        )
         ran["one event on a tenth"] = dbt_nodes(project)
+        log = (logs / "dbt.log").read_text(encoding="utf-8").splitlines()
+        statements = per_model_by_layer(statements_per_node(log))
         steps["nothing new"] = run_step("nothing new (run)", run, project, env)
         ceiling = [python, "-m", "bench.spark_jobs", "topics-ceiling", str(landing), str(topics)]
         steps["ceiling"] = run_step("ceiling", [*ceiling, str(work / "ceiling")], REPO, env)
-    report(topics, events, size, steps, perf, counts, ran)
+    report(topics, events, size, steps, perf, counts, ran, statements)
 
 
 def dbt_nodes(project: Path) -> tuple[int, int]:
@@ -111,6 +118,7 @@ def report(
     perf: dict[str, float],
     counts: dict[str, int],
     nodes: dict[str, tuple[int, int]],
+    statements: dict[str, tuple[int, float]] | None = None,
 ) -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     ceiling = steps["ceiling"].seconds if "ceiling" in steps else None
@@ -129,6 +137,18 @@ def report(
             f" ({(m + t) / (topics if name == 'first build' else max(1, topics // 10)):.1f}"
             " per topic built)"
             for name, (m, t) in nodes.items()
+        ),
+        *(
+            [
+                "- statements per model of the one event on a tenth (dbt's debug log,"
+                " bench/statements.py): "
+                + ", ".join(
+                    f"{layer} {mean:.1f} ({models} models)"
+                    for layer, (models, mean) in statements.items()
+                )
+            ]
+            if statements
+            else []
         ),
         "",
         "| step | seconds | peak memory | × ceiling |",

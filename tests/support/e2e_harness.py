@@ -92,7 +92,7 @@ PROPERTY_TABLES = {
 # topics (three landed, the fourth under way) and while dbt merges (the
 # first current-state table merged, the others not)
 LANDING_KILL = r"^\[3/\d+\] "
-DBT_KILL = r" OK created sql incremental model cdc_current\."
+DBT_KILL = r" OK created sql (cdc_)?incremental model cdc_current\."
 # SCD type 2 history models (`history: true` in the topics' declarations, topics/)
 HISTORY = {
     "neworder": "cdc_history.postgres__postgres_tpcch_neworder__history",
