@@ -12,7 +12,8 @@
     A first build: one `create or replace table ... as <select>` (comment,
     table properties and format from the config); a `--full-refresh` or a
     view in the way drops the relation first, as dbt-spark does (a Hive
-    metastore refuses a replace that changes a column's type in place). No temporary view, no `describe`: dbt-spark's
+    metastore refuses a replace that changes a column's type in place).
+    No temporary view, no `describe`: dbt-spark's
     `incremental` stages every run through a temporary view (its analysis
     alone 0.6-0.8 s warm) and describes the target three to five times.
 
@@ -30,7 +31,7 @@
     is_incremental.sql), the relation cache and the docs are dbt's.
 -#}
 {% materialization cdc_incremental, adapter='spark' -%}
-    {%- set file_format = dbt_spark_validate_get_file_format(config.get('file_format', default='parquet')) -%}
+    {%- do dbt_spark_validate_get_file_format(config.get('file_format', default='parquet')) -%}
     {%- set strategy = config.get('incremental_strategy') or 'append' -%}
     {%- if strategy not in ('append', 'merge') -%}
         {%- do exceptions.raise_compiler_error(

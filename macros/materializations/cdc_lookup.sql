@@ -23,7 +23,7 @@
     are exact whatever a name holds; the types are read from
     `typeof(struct(t.*))` knowing the names (cdc_struct_columns). A type
     text that does not read back exactly (a nested field name holding
-    `<`, `>` or `,` can make it ambiguous) gives `none`, and the callers
+    `<`, `>`, `(`, `)` or `,` can make it ambiguous) gives `none`, and the callers
     fall back to a `describe` (cdc_columns_of).
 
     Kept in `graph` (the manifest's flat graph, one dict for the whole
@@ -35,24 +35,27 @@
     {%- if not execute -%}
         {{- return({}) -}}
     {%- endif -%}
+    {%- set nodes = _cdc_lookups() -%}
+    {%- if model.unique_id not in nodes -%}
+        {%- do nodes.update({model.unique_id: _cdc_run_lookup()}) -%}
+    {%- endif -%}
+    {{- return(nodes[model.unique_id]) -}}
+{% endmacro %}
+
+{#- The look-up of this node if it ran in this invocation, else none. -#}
+{% macro cdc_lookup_if_run() %}
+    {{- return(_cdc_lookups().get(model.unique_id) if execute else none) -}}
+{% endmacro %}
+
+{#- This invocation's look-ups by node id (a new dict for a new
+    invocation: a process can run several). -#}
+{% macro _cdc_lookups() %}
     {%- set cache = graph.get('_cdc_lookups') -%}
     {%- if cache is none or cache.get('invocation') != invocation_id -%}
         {%- set cache = {'invocation': invocation_id, 'nodes': {}} -%}
         {%- do graph.update({'_cdc_lookups': cache}) -%}
     {%- endif -%}
-    {%- if model.unique_id not in cache['nodes'] -%}
-        {%- do cache['nodes'].update({model.unique_id: _cdc_run_lookup()}) -%}
-    {%- endif -%}
-    {{- return(cache['nodes'][model.unique_id]) -}}
-{% endmacro %}
-
-{#- The look-up of this node if it ran in this invocation, else none. -#}
-{% macro cdc_lookup_if_run() %}
-    {%- set cache = graph.get('_cdc_lookups') if execute else none -%}
-    {%- if cache is none or cache.get('invocation') != invocation_id -%}
-        {{- return(none) -}}
-    {%- endif -%}
-    {{- return(cache['nodes'].get(model.unique_id)) -}}
+    {{- return(cache['nodes']) -}}
 {% endmacro %}
 
 {% macro _cdc_run_lookup() -%}
@@ -71,9 +74,9 @@
     {%- set predicates = config.get('incremental_predicates') or [] -%}
     {%- set parts = [] -%}
     {%- set joins = [] -%}
-    {%- set found = {'incremental': incremental, 'watermark': none, 'this_columns': none,
-        'replay': false, 'staging': none, 'staging_columns': none, 'truncates': truncates,
-        'all_truncates': all_truncates,
+    {%- set found = {'incremental': incremental, 'watermark': none, 'this_names': none,
+        'this_columns': none, 'replay': false, 'staging': none, 'staging_names': none,
+        'staging_columns': none, 'truncates': truncates, 'all_truncates': all_truncates,
         'truncate_all': none, 'truncate_new': none} -%}
     {%- if incremental -%}
         {%- do parts.append('(select max(_landing_batch) from ' ~ this ~ ') as watermark') -%}
@@ -91,12 +94,10 @@
             {%- do parts.append("(select cast(max(_cdc_position) as string) from " ~ staging
                 ~ " where _cdc_op = 't') as truncate_all") -%}
         {%- endif -%}
-        {%- if truncates -%}
-            {%- if incremental -%}
-                {%- do parts.append("(select cast(max(_cdc_position) as string) from " ~ staging
-                    ~ " where _cdc_op = 't' and _landing_batch > (select coalesce(max(_landing_batch), -1) from "
-                    ~ this ~ ")) as truncate_new") -%}
-            {%- endif -%}
+        {%- if truncates and incremental -%}
+            {%- do parts.append("(select cast(max(_cdc_position) as string) from " ~ staging
+                ~ " where _cdc_op = 't' and _landing_batch > (select coalesce(max(_landing_batch), -1) from "
+                ~ this ~ ")) as truncate_new") -%}
         {%- endif -%}
     {%- endif -%}
     {%- if not parts -%}
@@ -106,26 +107,26 @@
         ~ (joins | join(' '))).rows[0] -%}
     {%- if incremental -%}
         {%- set watermark = row['watermark'] -%}
+        {%- set names = fromjson(row['this_names']) -%}
         {%- do found.update({
             'watermark': -1 if watermark is none else watermark | int,
-            'this_columns': cdc_struct_columns(fromjson(row['this_names']), row['this_type']),
-            'this_names': fromjson(row['this_names']),
+            'this_names': names,
+            'this_columns': cdc_struct_columns(names, row['this_type']),
             'replay': predicates | length > 0 and (row['replay'] | int) > 0,
         }) -%}
     {%- endif -%}
     {%- if staging is not none -%}
+        {%- set names = fromjson(row['staging_names']) -%}
         {%- do found.update({
             'staging': staging,
-            'staging_columns': cdc_struct_columns(fromjson(row['staging_names']), row['staging_type']),
-            'staging_names': fromjson(row['staging_names']),
+            'staging_names': names,
+            'staging_columns': cdc_struct_columns(names, row['staging_type']),
         }) -%}
         {%- if all_truncates -%}
             {%- do found.update({'truncate_all': row['truncate_all']}) -%}
         {%- endif -%}
-        {%- if truncates -%}
-            {%- if incremental -%}
-                {%- do found.update({'truncate_new': row['truncate_new']}) -%}
-            {%- endif -%}
+        {%- if truncates and incremental -%}
+            {%- do found.update({'truncate_new': row['truncate_new']}) -%}
         {%- endif -%}
     {%- endif -%}
     {{- return(found) -}}
