@@ -36,7 +36,14 @@ $(STAMP): requirements.txt requirements-jars.txt
 $(JAR): $(STAMP)
 	$(PY) -m python_helpers jars
 
-setup: $(STAMP) $(JAR)
+# the JVM's class archive (python_helpers/engine/class_archive.py): Spark
+# starts in about half the time; its note is written whether or not the
+# archive could be, so a failure is not tried again at every command
+CLASSES := $(VENV)/cdc-spark-classes.json
+$(CLASSES): $(STAMP) | $(JAR)
+	$(PY) -m python_helpers jars
+
+setup: $(STAMP) $(JAR) $(CLASSES)
 
 ## make run: sync schemas/models for the landing, land it, dbt build, show rows
 ## (one process: Spark starts once)

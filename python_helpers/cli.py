@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from python_helpers.engine.class_archive import ensure_archive, use_archive
 from python_helpers.engine.jars import install_iceberg_jar
 from python_helpers.engine.watch_endpoint import state_dir
 from python_helpers.project.init_project import InitError, init_project
@@ -65,6 +66,7 @@ def _cmd_schema(args: argparse.Namespace) -> int:
 
 def _cmd_jars(args: argparse.Namespace) -> int:
     print(f"iceberg runtime: {install_iceberg_jar(state_dir())}")
+    print(f"class archive: {ensure_archive(Path('.'))}")
     return 0
 
 
@@ -290,7 +292,9 @@ def build_parser() -> argparse.ArgumentParser:
         "file", help="a JSON file holding a schema block or a whole event ('-': stdin)"
     )
     schema.set_defaults(run=_cmd_schema)
-    jars = commands.add_parser("jars", help="install and verify the Iceberg runtime jar")
+    jars = commands.add_parser(
+        "jars", help="install and verify the Iceberg runtime jar; write the JVM's class archive"
+    )
     jars.set_defaults(run=_cmd_jars)
     lint_cmd = commands.add_parser(
         "lint",
@@ -440,6 +444,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
     args = build_parser().parse_args(argv)
+    use_archive()  # the Spark it starts maps the environment's class archive
     try:
         return int(args.run(args))
     except (FileNotFoundError, ValueError) as error:

@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 from project_paths import PROJECT, UNIT_STATE
 
+from python_helpers.engine.class_archive import use_archive
+
 # Every Spark the suite starts (dbt's, the CLI's, the Thrift server's, the
 # in-process one) lives for seconds to minutes: the JVM's quick compiler
 # and collector cost about 40% less CPU there than its defaults (the
@@ -20,6 +22,9 @@ from project_paths import PROJECT, UNIT_STATE
 # task fails on a method handle it cannot compile): the default's 240 MB.
 SHORT_RUN_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:ReservedCodeCacheSize=240m"
 os.environ.setdefault("CDC_JVM_OPTIONS", SHORT_RUN_JVM)
+# ... and map the environment's class archive (`make setup` writes it), as
+# the CLI does: `dbt` run directly in a project made by `init` too
+use_archive()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

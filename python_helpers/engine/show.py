@@ -8,6 +8,7 @@ Goes through the target's SQL engine (``sql_engine``), like the landing and
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -48,18 +49,25 @@ def show_results(
             " others unchanged: `python -m python_helpers show` prints them all)"
         )
         tables = shown_tables
-    for table in tables:
-        name = f"{CURRENT_SCHEMA}.{table}"
-        count = first_value(engine, f"select count(*) from {name}")
-        types = column_types(engine, name)
-        shown = [c for c in types if not c.startswith("_")][:MAX_COLUMNS]
-        shown += [c for c in SHOWN_METADATA if c in types]
-        quoted = ", ".join(_selected(c, types[c]) for c in shown)
-        order = f" order by {spark_identifier(shown[0])}" if shown else ""
-        found = engine.sql(f"select {quoted} from {name}{order} limit {rows}") if shown else []
-        lines.append(f"\n{name}: {count} rows")
-        lines.append(render_rows(shown, found))
+    # each table's three small statements wait on Spark more than on the
+    # cores: several tables at once where the engine allows
+    with ThreadPoolExecutor(max_workers=max(engine.statements_at_once, 1)) as pool:
+        shown = pool.map(lambda table: _table_lines(engine, table, rows), tables)
+        lines.extend(line for table_lines in shown for line in table_lines)
     return "\n".join(lines)
+
+
+def _table_lines(engine: SqlEngine, table: str, rows: int) -> list[str]:
+    """A table's heading (name, row count) and its first ``rows`` rows."""
+    name = f"{CURRENT_SCHEMA}.{table}"
+    count = first_value(engine, f"select count(*) from {name}")
+    types = column_types(engine, name)
+    shown = [c for c in types if not c.startswith("_")][:MAX_COLUMNS]
+    shown += [c for c in SHOWN_METADATA if c in types]
+    quoted = ", ".join(_selected(c, types[c]) for c in shown)
+    order = f" order by {spark_identifier(shown[0])}" if shown else ""
+    found = engine.sql(f"select {quoted} from {name}{order} limit {rows}") if shown else []
+    return [f"\n{name}: {count} rows", render_rows(shown, found)]
 
 
 def built_current_models(project: Path, topics: list[str]) -> set[str]:

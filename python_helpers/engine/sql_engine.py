@@ -30,7 +30,11 @@ Row = dict[str, Any]
 
 
 class SqlEngine(Protocol):
-    """Runs one Spark SQL statement; returns its rows (none for DDL/DML)."""
+    """Runs one Spark SQL statement; returns its rows (none for DDL/DML).
+    ``statements_at_once``: how many ``sql`` calls may run at the same time
+    from different threads (1: one after the other)."""
+
+    statements_at_once: int
 
     def sql(self, query: str) -> list[Row]: ...
 
@@ -40,7 +44,13 @@ class SqlEngine(Protocol):
 
 
 class SessionEngine:
-    """The embedded SparkSession of the ``local`` target."""
+    """The embedded SparkSession of the ``local`` target. A SparkSession
+    takes statements from several threads at once: a small statement waits
+    mostly on its job's scheduling and its Iceberg commit, not on the cores
+    (40 small topics landed in 22.8 s one at a time, 8.5-9.8 s three or four
+    at a time, on 2 cores: docs/performance.md)."""
+
+    statements_at_once = 4
 
     def __init__(self, spark: SparkSession) -> None:
         self.spark = spark
@@ -54,7 +64,10 @@ class SessionEngine:
 
 class ThriftEngine:
     """One session on the Thrift server of the ``cluster`` target (temporary
-    views and SET live in it)."""
+    views and SET live in it): one statement at a time (a PyHive connection
+    is not shared between threads)."""
+
+    statements_at_once = 1
 
     def __init__(
         self, host: str, port: int, user: str, retries: int = 0, wait_seconds: float = 0.0

@@ -10,7 +10,10 @@ is one batch (``landing_batch``, strictly increasing) and works like this:
    is read from its last landed line on; anything else is read whole;
 2. Spark reads each topic's files (one task per file, so every record
    keeps its line number), parses the kcat wrapper where there is one, and
-   appends the records to the topic's raw table in one commit;
+   appends the records to the topic's raw table in one commit (one
+   statement per topic, several topics' statements at once: Iceberg
+   commits one table at a time, and a small topic's statement waits on its
+   job's scheduling and its commit more than on the cores);
 3. records whose identity — (partition, offset), or (file, line) for a line
    without coordinates (every plain-form line) — was already landed, or
    occurs twice in the batch, are found on the narrow coordinate columns
@@ -599,30 +602,39 @@ def _land_chunk(
 ) -> list[LandingReport]:
     """Land the new records of some topic folders as batch ``batch``, their
     manifest rows put in ``commits``. Per topic: its table created if
-    missing, one insert; for them all: the roll-back check, the summary and
-    the duplicate check, one statement each. After a landing that ran to
-    the end (``clean``: every batch it wrote was committed, and it rolled
-    back any older one), no batch of a topic it landed can be uncommitted,
-    nor of a table created now: those skip the roll-back check. Call it
-    inside ``one_task_per_file``."""
+    missing, one insert (``engine.statements_at_once`` topics at a time: a
+    topic's seconds are its part of their wall time); for them all: the
+    roll-back check, the summary and the duplicate check, one statement
+    each. After a landing that ran to the end (``clean``: every batch it
+    wrote was committed, and it rolled back any older one), no batch of a
+    topic it landed can be uncommitted, nor of a table created now: those
+    skip the roll-back check. Call it inside ``one_task_per_file``."""
     started = time.monotonic()
     doubtful = [t for t in chunk if t.table in existing and t.name not in clean]
-    for topic in chunk:
-        if topic.table not in existing:
-            create_table(engine, f"{RAW_SCHEMA}.{topic.table}", RAW_COLUMNS)
-            existing.add(topic.table)
     _roll_back_uncommitted(engine, doubtful)
     landing = [t for t in chunk if t.plans]
     hashes = {
         p.file.relative: hasher.submit(file_digest, p.file.path) for t in landing for p in t.plans
     }
     columns = ", ".join(name for name, _ in RAW_COLUMNS)
-    own: dict[str, float] = {}
-    for topic in landing:
+
+    def insert(topic: _Topic) -> tuple[str, float]:
         inserting = time.monotonic()
-        select = batch_sql.records_select(topic.name, topic.plans, batch)
-        engine.sql(f"insert into {RAW_SCHEMA}.{topic.table} ({columns})\n{select}")
-        own[topic.table] = time.monotonic() - inserting
+        if topic.table not in existing:
+            create_table(engine, f"{RAW_SCHEMA}.{topic.table}", RAW_COLUMNS)
+        if topic.plans:
+            select = batch_sql.records_select(topic.name, topic.plans, batch)
+            engine.sql(f"insert into {RAW_SCHEMA}.{topic.table} ({columns})\n{select}")
+        return topic.table, time.monotonic() - inserting
+
+    # each topic's insert is its own Spark job and Iceberg commit (Iceberg
+    # commits one table at a time): several at once where the engine allows
+    pool_started = time.monotonic()
+    with ThreadPoolExecutor(max_workers=max(engine.statements_at_once, 1)) as inserts:
+        busy = dict(inserts.map(insert, chunk))
+    existing.update(busy)
+    # a topic's part of the inserts' wall time, in proportion to its own
+    own = _shares(busy, time.monotonic() - pool_started)
     if landing:
         crash_point(AFTER_RAW_APPEND)
     tables = [t.table for t in landing]
@@ -670,6 +682,13 @@ def _land_chunk(
             )
         )
     return reports
+
+
+def _shares(seconds: dict[str, float], wall: float) -> dict[str, float]:
+    """``wall`` shared out in proportion to ``seconds`` (statements that
+    ran at the same time: their shares add up to the time they took)."""
+    total = sum(seconds.values())
+    return {key: wall * value / total if total else 0.0 for key, value in seconds.items()}
 
 
 def _roll_back_uncommitted(engine: SqlEngine, topics: list[_Topic]) -> None:
