@@ -76,7 +76,19 @@ def _runs_in_background(
         return None
     from e2e_harness import BackgroundRuns
 
-    return BackgroundRuns(tmp_path_factory.mktemp("landing"))
+    background = BackgroundRuns(tmp_path_factory.mktemp("landing"))
+    request.config._cdc_background_runs = background  # type: ignore[attr-defined]
+    return background
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """How long the shared runs took on their thread: with the tests run
+    meanwhile, one of the two is the suite's critical path."""
+    background = getattr(terminalreporter.config, "_cdc_background_runs", None)
+    if background is not None and background.seconds is not None:
+        terminalreporter.write_line(
+            f"shared end-to-end runs: built in {background.seconds:.0f}s on their own thread"
+        )
 
 
 @pytest.fixture(scope="session")

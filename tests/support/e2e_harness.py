@@ -697,6 +697,8 @@ class BackgroundRuns:
     def __init__(self, scratch: Path) -> None:
         self._result: dict[str, Any] | None = None
         self._error: BaseException | None = None
+        self.started = time.monotonic()
+        self.seconds: float | None = None  # how long building them took
         self._thread = threading.Thread(
             target=self._build, args=(scratch,), name="shared-runs", daemon=True
         )
@@ -708,6 +710,8 @@ class BackgroundRuns:
             self._result = build_runs(scratch, delivery)
         except BaseException as error:  # re-raised in every test that needs the runs
             self._error = error
+        finally:
+            self.seconds = time.monotonic() - self.started
 
     def result(self) -> dict[str, Any]:
         """The runs, once built (waits); raises what building them raised."""
