@@ -86,8 +86,10 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     meanwhile, one of the two is the suite's critical path."""
     background = getattr(terminalreporter.config, "_cdc_background_runs", None)
     if background is not None and background.seconds is not None:
+        steps = ", ".join(f"{name} {seconds:.0f}s" for name, seconds in background.steps.items())
         terminalreporter.write_line(
             f"shared end-to-end runs: built in {background.seconds:.0f}s on their own thread"
+            + (f" ({steps})" if steps else "")
         )
 
 

@@ -699,6 +699,7 @@ class BackgroundRuns:
         self._error: BaseException | None = None
         self.started = time.monotonic()
         self.seconds: float | None = None  # how long building them took
+        self.steps: dict[str, float] = {}  # and each of its steps
         self._thread = threading.Thread(
             target=self._build, args=(scratch,), name="shared-runs", daemon=True
         )
@@ -708,6 +709,7 @@ class BackgroundRuns:
         try:
             delivery = property_records(PROPERTY_EXAMPLES, PROPERTY_SEED)
             self._result = build_runs(scratch, delivery)
+            self.steps = self._result["seconds"]
         except BaseException as error:  # re-raised in every test that needs the runs
             self._error = error
         finally:
@@ -750,7 +752,10 @@ def _build_runs(scratch: Path, delivery: prop.Delivery) -> dict[str, Any]:
     _write_lines(partial, "generated-first-kcat.jsonl", transactions[0])
     # --all: every topic, those the partial landing has no record for too
     # (a run leaves them out; here their empty tables are part of the check)
+    seconds: dict[str, float] = {}  # each step's, printed at the suite's end
+    started = time.monotonic()
     first, _ = _run_and_export(partial, scratch, "build", *FULL_TESTS, options=("--all",))
+    seconds["first build"] = time.monotonic() - started
     full = _full_landing(scratch, delivery, transactions)
     crashing = _crash_landing(scratch, full)
     second_build = ("run", "--landing", str(crashing), "--", "build", *FULL_TESTS)
@@ -759,6 +764,7 @@ def _build_runs(scratch: Path, delivery: prop.Delivery) -> dict[str, Any]:
     # and again while dbt merges, before it runs to the end (issue 9); the
     # attempts land CRASH_TOPICS, the build that completes all of them
     # (not on a server: it goes on with a killed client's statement)
+    started = time.monotonic()
     crashes = (
         {
             "raw_append": crashed_run(AFTER_RAW_APPEND, *second_build),
@@ -768,15 +774,20 @@ def _build_runs(scratch: Path, delivery: prop.Delivery) -> dict[str, Any]:
         if not THRIFT
         else {}
     )
+    seconds["three crashed runs"] = time.monotonic() - started
+    started = time.monotonic()
     # its dbt log: the statements each model sent (issue 54)
     second_logs = scratch / "second-logs"
     second, _ = _run_and_export(full, scratch, "build", *FULL_TESTS, logs=second_logs)
+    seconds["second build"] = time.monotonic() - started
     statements = statements_per_node(
         (second_logs / "dbt.log").read_text(encoding="utf-8").splitlines()
     )
     # nothing new to land: dbt re-runs the models of RERUN_TOPICS anyway
     # (and must change nothing); `--show` prints the current-state tables
+    started = time.monotonic()
     third, shown = _run_and_export(full, scratch, "run", *RERUN, options=("--show",))
+    seconds["third run"] = time.monotonic() - started
     sample = json_lines(SAMPLE_LANDING / prop.TOPIC / prop.SAMPLE_FILE)
     # the landing each record came in: re-sent copies keep the first landed
     first_landed = [r | {"_batch": 1} for r in delivery.first]
@@ -816,6 +827,7 @@ def _build_runs(scratch: Path, delivery: prop.Delivery) -> dict[str, Any]:
         "transaction_lines": transaction_lines,
         "crashes": crashes,
         "shown": shown,
+        "seconds": seconds,
     }
 
 
