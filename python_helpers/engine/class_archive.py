@@ -1,10 +1,11 @@
 """A class-data-sharing archive of the classes an embedded Spark loads.
 
-Every one-shot run starts a JVM that loads and verifies some 15,000 classes
+Every one-shot run starts a JVM that loads and verifies thousands of classes
 (Spark, Scala, Hive's metastore client, Iceberg) before its first
 statement. A dynamic CDS archive (JDK 13+) holds them ready to map: on this
-machine it cut the start to the first Iceberg read from 23-30 s to 12-14 s
-under load (docs/performance.md, "Starts").
+machine it cut the start to the first Iceberg read from 9.8-10.6 s to
+6.3-6.8 s, and from 23-30 s to 12-14 s under load (docs/performance.md,
+"Starts and landing").
 
 ``make setup`` (the ``jars`` command) writes it once into the virtual
 environment, beside the pyspark whose jars it holds:
