@@ -11,11 +11,10 @@ Spark value for value.
 from __future__ import annotations
 
 import json
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from python_helpers.engine.sql_engine import SqlEngine, open_engine
+from python_helpers.engine.sql_engine import SqlEngine, each_at_once, open_engine
 from python_helpers.escaping import spark_identifier
 
 TIMESTAMP_FORMAT = "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX"
@@ -46,10 +45,7 @@ def export_tables(
         rows = engine.sql(f"select to_json(struct({columns}), {options}) as row from {table}")
         return {"types": types, "rows": [r["row"] for r in rows]}
 
-    # several tables at once where the engine allows (small statements wait
-    # on Spark more than on the cores)
-    with ThreadPoolExecutor(max_workers=max(engine.statements_at_once, 1)) as pool:
-        return dict(zip(tables, pool.map(exported, tables), strict=True))
+    return dict(zip(tables, each_at_once(engine, exported, tables), strict=True))
 
 
 def export_json(project: Path, tables: list[str]) -> str:

@@ -8,12 +8,11 @@ Goes through the target's SQL engine (``sql_engine``), like the landing and
 from __future__ import annotations
 
 import json
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from python_helpers.engine.export import column_types
-from python_helpers.engine.sql_engine import SqlEngine, first_value, open_engine
+from python_helpers.engine.sql_engine import SqlEngine, each_at_once, first_value, open_engine
 from python_helpers.escaping import spark_identifier, spark_string
 
 CURRENT_SCHEMA = "cdc_current"
@@ -49,11 +48,8 @@ def show_results(
             " others unchanged: `python -m python_helpers show` prints them all)"
         )
         tables = shown_tables
-    # each table's three small statements wait on Spark more than on the
-    # cores: several tables at once where the engine allows
-    with ThreadPoolExecutor(max_workers=max(engine.statements_at_once, 1)) as pool:
-        shown = pool.map(lambda table: _table_lines(engine, table, rows), tables)
-        lines.extend(line for table_lines in shown for line in table_lines)
+    for table_lines in each_at_once(engine, lambda t: _table_lines(engine, t, rows), tables):
+        lines.extend(table_lines)
     return "\n".join(lines)
 
 

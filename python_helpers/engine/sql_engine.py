@@ -20,13 +20,17 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 Row = dict[str, Any]
+_T = TypeVar("_T")
+_R = TypeVar("_R")
 
 
 class SqlEngine(Protocol):
@@ -143,6 +147,14 @@ def open_engine(project: Path, target: str | None = None) -> SqlEngine:
             wait_seconds=float(output.get("connect_timeout", 0)),
         )
     raise ValueError(f"unknown target {name!r}: local or cluster")
+
+
+def each_at_once(engine: SqlEngine, function: Callable[[_T], _R], items: Iterable[_T]) -> list[_R]:
+    """``function`` of every item, in order, ``engine.statements_at_once``
+    items at a time (a small statement waits on Spark more than on the
+    cores); the first error raised, once every call has ended."""
+    with ThreadPoolExecutor(max_workers=max(engine.statements_at_once, 1)) as pool:
+        return list(pool.map(function, items))
 
 
 def first_value(engine: SqlEngine, query: str) -> Any:

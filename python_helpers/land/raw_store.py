@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from python_helpers.digest import file_digest, text_md5
-from python_helpers.engine.sql_engine import SqlEngine
+from python_helpers.engine.sql_engine import SqlEngine, each_at_once
 from python_helpers.escaping import spark_string
 from python_helpers.land import batch_sql
 from python_helpers.land.crash_points import AFTER_RAW_APPEND, crash_point
@@ -630,8 +630,7 @@ def _land_chunk(
     # each topic's insert is its own Spark job and Iceberg commit (Iceberg
     # commits one table at a time): several at once where the engine allows
     pool_started = time.monotonic()
-    with ThreadPoolExecutor(max_workers=max(engine.statements_at_once, 1)) as inserts:
-        busy = dict(inserts.map(insert, chunk))
+    busy = dict(each_at_once(engine, insert, chunk))
     existing.update(busy)
     # a topic's part of the inserts' wall time, in proportion to its own
     own = _shares(busy, time.monotonic() - pool_started)

@@ -20,6 +20,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -742,6 +744,14 @@ def build_runs(scratch: Path, delivery: prop.Delivery) -> dict[str, Any]:
         thrift.stop(server)
 
 
+@contextmanager
+def _timed(seconds: dict[str, float], step: str) -> Iterator[None]:
+    """Note in ``seconds`` how long the block took, as ``step``."""
+    started = time.monotonic()
+    yield
+    seconds[step] = time.monotonic() - started
+
+
 def _build_runs(scratch: Path, delivery: prop.Delivery) -> dict[str, Any]:
     partial = _partial_landing(scratch)
     prop.write_records(partial / prop.TOPIC / "generated-first-kcat.jsonl", delivery.first)
@@ -753,9 +763,8 @@ def _build_runs(scratch: Path, delivery: prop.Delivery) -> dict[str, Any]:
     # --all: every topic, those the partial landing has no record for too
     # (a run leaves them out; here their empty tables are part of the check)
     seconds: dict[str, float] = {}  # each step's, printed at the suite's end
-    started = time.monotonic()
-    first, _ = _run_and_export(partial, scratch, "build", *FULL_TESTS, options=("--all",))
-    seconds["first build"] = time.monotonic() - started
+    with _timed(seconds, "first build"):
+        first, _ = _run_and_export(partial, scratch, "build", *FULL_TESTS, options=("--all",))
     full = _full_landing(scratch, delivery, transactions)
     crashing = _crash_landing(scratch, full)
     second_build = ("run", "--landing", str(crashing), "--", "build", *FULL_TESTS)
@@ -764,30 +773,27 @@ def _build_runs(scratch: Path, delivery: prop.Delivery) -> dict[str, Any]:
     # and again while dbt merges, before it runs to the end (issue 9); the
     # attempts land CRASH_TOPICS, the build that completes all of them
     # (not on a server: it goes on with a killed client's statement)
-    started = time.monotonic()
-    crashes = (
-        {
-            "raw_append": crashed_run(AFTER_RAW_APPEND, *second_build),
-            "landing": killed_run(LANDING_KILL, *second_build),
-            "dbt": killed_run(DBT_KILL, *second_build),
-        }
-        if not THRIFT
-        else {}
-    )
-    seconds["three crashed runs"] = time.monotonic() - started
-    started = time.monotonic()
+    with _timed(seconds, "three crashed runs"):
+        crashes = (
+            {
+                "raw_append": crashed_run(AFTER_RAW_APPEND, *second_build),
+                "landing": killed_run(LANDING_KILL, *second_build),
+                "dbt": killed_run(DBT_KILL, *second_build),
+            }
+            if not THRIFT
+            else {}
+        )
     # its dbt log: the statements each model sent (issue 54)
     second_logs = scratch / "second-logs"
-    second, _ = _run_and_export(full, scratch, "build", *FULL_TESTS, logs=second_logs)
-    seconds["second build"] = time.monotonic() - started
+    with _timed(seconds, "second build"):
+        second, _ = _run_and_export(full, scratch, "build", *FULL_TESTS, logs=second_logs)
     statements = statements_per_node(
         (second_logs / "dbt.log").read_text(encoding="utf-8").splitlines()
     )
     # nothing new to land: dbt re-runs the models of RERUN_TOPICS anyway
     # (and must change nothing); `--show` prints the current-state tables
-    started = time.monotonic()
-    third, shown = _run_and_export(full, scratch, "run", *RERUN, options=("--show",))
-    seconds["third run"] = time.monotonic() - started
+    with _timed(seconds, "third run"):
+        third, shown = _run_and_export(full, scratch, "run", *RERUN, options=("--show",))
     sample = json_lines(SAMPLE_LANDING / prop.TOPIC / prop.SAMPLE_FILE)
     # the landing each record came in: re-sent copies keep the first landed
     first_landed = [r | {"_batch": 1} for r in delivery.first]
