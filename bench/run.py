@@ -7,7 +7,8 @@ children, sampled every 0.1 s):
 1. ceiling: one pyspark process (``bench.spark_jobs ceiling``);
 2. ours, first build: ``sync``, ``land``, ``dbt run`` on a copy of the
    project holding only the benchmark topic;
-3. staging decode rates (``bench.spark_jobs decode``);
+3. staging decode rates (``bench.spark_jobs decode``) and what each of the
+   base model's per-record checks costs (``bench.spark_jobs checks``);
 4. ours, incremental: the same three after a 1 % batch, then with nothing new.
 
 Prints a table and writes ``bench/results/bench-<N>.{md,csv}`` and the plot
@@ -35,6 +36,7 @@ from typing import Any
 import psutil
 
 from bench.generate import TOPIC, generate
+from bench.spark_jobs import PARSE, SCAN
 from python_helpers.project.init_project import fresh_project
 
 REPO = Path(__file__).resolve().parents[1]
@@ -182,6 +184,22 @@ def main() -> None:
         REPO,
         env,
     )
+    checks_out = work / "checks.json"
+    run_step(
+        "per-record checks",
+        [
+            python,
+            "-m",
+            "bench.spark_jobs",
+            "checks",
+            str(project),
+            "cdc_landing." + TOPIC.replace(".", "_"),
+            TOPIC,
+            str(checks_out),
+        ],
+        REPO,
+        env,
+    )
     for path in (work / "data" / "increment" / TOPIC).glob("*.jsonl"):
         shutil.copy(path, landing / TOPIC / path.name)
     steps["ours, 1 % batch"] = ours("1 % batch")
@@ -196,7 +214,8 @@ def main() -> None:
     steps["ours, nothing new"] = ours("nothing new")
     decode = json.loads(decode_out.read_text(encoding="utf-8"))
     plan_facts = json.loads(plan_out.read_text(encoding="utf-8"))
-    report(name, n, sizes, steps, decode, plan_facts, nodes)
+    checked = json.loads(checks_out.read_text(encoding="utf-8"))
+    report(name, n, sizes, steps, decode, plan_facts, nodes, checked)
 
 
 def _node_seconds(path: Path) -> list[tuple[str, float]]:
@@ -216,6 +235,7 @@ def report(
     decode: dict[str, dict[str, float]],
     plan: dict[str, Any],
     nodes: list[tuple[str, float]],
+    checked: dict[str, Any],
 ) -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     ceiling = steps["ceiling"][0].seconds
@@ -260,6 +280,7 @@ def report(
             f"| {name} | {measured['seconds']:.1f} | {measured['events_per_s']:,.0f} |"
             f" {measured['events_per_s'] / ceiling_rate:.2f} |"
         )
+    lines += check_lines(checked)
     lines += [
         "",
         "The 1 % batch's base-model read (`cdc_new_batches_filter`), as Spark planned it:",
@@ -291,6 +312,32 @@ def report(
         for name, measured in decode.items():
             writer.writerow([n, "decode", name, n, f"{measured['seconds']:.2f}", ""])
     plot()
+
+
+def check_lines(checked: dict[str, Any]) -> list[str]:
+    """The table of `bench.spark_jobs checks`: each check's seconds over the
+    same values, less the scan's, against the base model's `from_json`."""
+    seconds: dict[str, float] = checked["seconds"]
+    scan = seconds[SCAN]
+    parse = seconds[PARSE] - scan
+    lines = [
+        "",
+        f"What each per-record check of the base model costs ({checked['events']:,} landed"
+        " values, one warm process, `noop` writes; each alone, less the scan's"
+        f" {scan:.1f} s):",
+        "",
+        "| expression | seconds | less the scan | × from_json |",
+        "|---|---:|---:|---:|",
+    ]
+    checks_total = 0.0
+    for name, spent in seconds.items():
+        own = spent - scan
+        if name not in (SCAN, PARSE, "the whole base model"):
+            checks_total += max(own, 0.0)
+        lines.append(f"| {name} | {spent:.1f} | {own:.1f} | {own / parse:.2f} |")
+    together = f"| {checks_total:.1f} | {checks_total / parse:.2f} |"
+    lines.append("| **the checks above together** | " + together)
+    return lines
 
 
 def plot() -> None:

@@ -10,13 +10,20 @@
 
 * ``plan``: the Iceberg scan of the last incremental base-model run.
 
+* ``checks``: what each of the base model's per-record checks costs (issue
+  54): every check alone over the same landed values, next to the base
+  model's own ``from_json`` and the whole compiled base model, in one warm
+  session, ``noop`` writes. The checks are the project's macros, compiled
+  by dbt in this process (``compile --inline``), never copied here.
+
 * ``topics-ceiling``: the same for a whole database of topics
   (``bench.topics_generate``), one topic after the other.
 
 Run as ``python -m bench.spark_jobs ceiling LANDING OUT``,
 ``python -m bench.spark_jobs topics-ceiling LANDING TOPICS OUT``,
 ``python -m bench.spark_jobs decode PROJECT_COPY RAW_TABLE EVENTS OUT.json``
-or ``python -m bench.spark_jobs plan PROJECT_COPY RAW_TABLE OUT.json``.
+``python -m bench.spark_jobs plan PROJECT_COPY RAW_TABLE OUT.json`` or
+``python -m bench.spark_jobs checks PROJECT_COPY RAW_TABLE TOPIC OUT.json``.
 """
 
 from __future__ import annotations
@@ -265,8 +272,80 @@ def plan(project: Path, raw_table: str, out: Path) -> None:
     )
 
 
+# the base model's per-record checks, each as its macro is called there
+# (macros/connectors/relational/): name -> Jinja of one expression over the
+# landed record `v` (`spec`: the topic's generated spec)
+SCAN = "scan only (octet_length)"
+PARSE = "from_json (the base model's parse)"
+CHECKS = {
+    SCAN: "octet_length(v.kafka_value)",
+    PARSE: "{{ _cdc_parse_value('v.kafka_value', spec.value_type) }}",
+    "UTF-8 check (value and key)": "{{ cdc_not_utf8('v.kafka_value') }}"
+    " or {{ cdc_not_utf8('v.kafka_key') }}",
+    "JSON text null (trim)": "trim(v.kafka_value) = 'null'",
+    "repeated envelope fields": "{{ _cdc_repeated_envelope_fields('v.kafka_value') }}",
+    "schema-block fingerprint": "{{ cdc_schema_fingerprint('v.kafka_value') }}",
+}
+_MARK = "/*cdc-check*/"
+
+
+def _compiled_checks(project: Path, topic: str) -> dict[str, str]:
+    """CHECKS compiled by dbt in this process (its Spark session is the
+    one the job already started)."""
+    from dbt.cli.main import dbtRunner
+
+    spec = f"{{% set spec = cdc_topic_spec({json.dumps(topic)}) %}}"
+    query = spec + f" {_MARK} ".join(CHECKS.values())
+    done = dbtRunner().invoke(
+        ["compile", "--quiet", "--inline", query, "--project-dir", str(project)]
+    )
+    result: Any = done.result
+    assert done.success and result is not None, done.exception
+    compiled = str(result.results[0].node.compiled_code)
+    return dict(zip(CHECKS, (part.strip() for part in compiled.split(_MARK)), strict=True))
+
+
+def checks(project: Path, raw_table: str, topic: str, out: Path) -> None:
+    import os
+
+    os.chdir(project)
+    sys.path.insert(0, str(project))
+    os.environ.setdefault("DBT_PROFILES_DIR", "profiles")
+    from python_helpers.engine.spark_session import local_spark
+
+    spark = local_spark(project)
+    spark.sparkContext.setLogLevel("ERROR")
+    spark.table(raw_table).createOrReplaceTempView("values_landed")
+    events = spark.table(raw_table).count()
+    expressions = _compiled_checks(project, topic)
+    compiled = next((project / "target" / "compiled").rglob("base_*accounts.sql"))
+    model = compiled.read_text(encoding="utf-8")
+
+    def noop(sql: str) -> Any:
+        return lambda: spark.sql(sql).write.format("noop").mode("overwrite").save()
+
+    _time(noop(model))  # warms the JVM up; every measured job runs warm
+    results = {
+        name: _time(noop(f"select {expression} as checked from values_landed as v"))
+        for name, expression in expressions.items()
+    }
+    results["the whole base model"] = _time(noop(model))
+    out.write_text(
+        json.dumps(
+            {
+                "events": events,
+                "seconds": results,
+                "sql": expressions,
+            }
+        ),
+        encoding="utf-8",
+    )
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "plan":
+    if sys.argv[1] == "checks":
+        checks(Path(sys.argv[2]), sys.argv[3], sys.argv[4], Path(sys.argv[5]))
+    elif sys.argv[1] == "plan":
         plan(Path(sys.argv[2]), sys.argv[3], Path(sys.argv[4]))
     elif sys.argv[1] == "topics-ceiling":
         topics_ceiling(Path(sys.argv[2]), int(sys.argv[3]), Path(sys.argv[4]))

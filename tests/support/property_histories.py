@@ -128,7 +128,10 @@ def corrupt(kind: str, value: dict[str, Any]) -> str:
         return text[: len(text) // 2]
     if kind == "duplicate_field":  # a reader keeping the last copy would delete
         op = f'"op":"{payload["op"]}"'
-        return text.replace(op, op + ',"op":"d"', 1)
+        # every other one names the copy with an escape the reader decodes
+        # (`"o\u0070"` is `op`): text that never reads `"op"` twice
+        copy = '"o\\u0070"' if len(text) % 2 else '"op"'
+        return text.replace(op, op + f',{copy}:"d"', 1)
     if kind == "missing_row_image":
         bad = payload | {"op": "u", "after": None}
         return compact({"schema": value["schema"], "payload": bad})

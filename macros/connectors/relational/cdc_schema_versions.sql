@@ -111,17 +111,20 @@
     between `{"schema":` and `,"payload":` (whitespace around the marks
     allowed), null for a value without one. sync computes the same for
     every distinct block it sees (python_helpers.schema.topic_schema.
-    schema_fingerprint) and keeps them in the topic's spec. -#}
+    schema_fingerprint) and keeps them in the topic's spec.
+    The compact form (the JsonConverter's) is cut by byte: `instr` and
+    `substr` of a string count characters, walking the whole value, which
+    cost three times `from_json` itself (issue 54, docs/performance.md). -#}
 {% macro cdc_schema_fingerprint(value) -%}
     md5(case
-        when startswith({{ value }}, '{"schema":') and instr({{ value }}, ',"payload":') > 0
-            then substring_index(substr({{ value }}, 11), ',"payload":', 1)
-        else nullif(
+        when startswith({{ value }}, '{"schema":') and contains({{ value }}, ',"payload":')
+            then substr(cast(substring_index({{ value }}, ',"payload":', 1) as binary), 11)
+        else cast(nullif(
             regexp_extract(
                 {{ value }}, '(?s)^\\{\\s*"schema"\\s*:(.*?),\\s*"payload"\\s*:', 1
             ),
             ''
-        )
+        ) as binary)
     end)
 {%- endmacro %}
 
