@@ -31,7 +31,7 @@
     {%- if spec.schema_fingerprints %}
     {#- a value its covered block does not read: the table's types take every
         version's (widened), so it contradicts its own block; sync cannot
-        help (type_mismatch's advice is for a value without a block) -#}
+        help (type_mismatch's advice is for a value without a block) #}
     when {{ fingerprint }} is not null and {{ record }}._message._unparsed is not null
         and json_object_keys({{ record }}.kafka_value) is not null
         then 'schema_contradiction'
