@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from python_helpers.escaping import spark_identifier, spark_string
+from python_helpers.land.raw_tables import RAW_SCHEMA
 
 if TYPE_CHECKING:
-    from python_helpers.land.raw_store import FilePlan
+    from python_helpers.land.file_plans import FilePlan
 
-RAW_SCHEMA = "cdc_landing"
 KCAT_WRAPPER = (
     "struct<topic: string, partition: int, offset: bigint, ts: bigint, key: string,"
     " payload: string, headers: string, _unreadable: string>"
@@ -98,7 +98,7 @@ _SINK_HEADERS = f"""
 
 def records_select(topic: str, plans: list[FilePlan], batch: int) -> str:
     """The select of the records of one topic's planned files as rows of
-    its raw table (``raw_store.RAW_COLUMNS``, in that order)."""
+    its raw table (``raw_tables.RAW_COLUMNS``, in that order)."""
     scans = "\n            union all\n            ".join(_scan(p) for p in plans)
     topic_literal = spark_string(topic)
     return f"""

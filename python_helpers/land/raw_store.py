@@ -32,12 +32,13 @@ is one batch (``landing_batch``, strictly increasing) and works like this:
    files land again.
 
 Memory stays bounded whatever the size of the dumps: Python only hashes
-files in chunks, Spark streams them.
+files in chunks, Spark streams them. The tables are ``raw_tables``'s, the
+manifest ``manifest``'s, step 1 is ``file_plans``, the statements of 2–3
+are ``batch_sql``'s; this module orders them.
 """
 
 from __future__ import annotations
 
-import json
 import shutil
 import tempfile
 import time
@@ -48,103 +49,30 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from python_helpers.digest import file_digest, text_md5
+from python_helpers.digest import file_digest
 from python_helpers.engine.sql_engine import SqlEngine, each_at_once
 from python_helpers.escaping import spark_string
 from python_helpers.land import batch_sql
 from python_helpers.land.crash_points import AFTER_RAW_APPEND, crash_point
+from python_helpers.land.file_plans import FilePlan, plan_files
 from python_helpers.land.landing import (
-    LandingFile,
-    count_lines,
-    landing_paths,
-    open_binary,
     topic_dirs,
     topic_files,
+)
+from python_helpers.land.manifest import ManifestEntry, commit, next_batch_id, read_manifest
+from python_helpers.land.raw_tables import (
+    DUPLICATES_TABLE,
+    RAW_COLUMNS,
+    RAW_SCHEMA,
+    create_table,
+    prepare,
+    raw_tables,
 )
 from python_helpers.naming import raw_table_name
 from python_helpers.sequences import runs_of
 
 _T = TypeVar("_T")
-RAW_SCHEMA = batch_sql.RAW_SCHEMA
-MANIFEST_TABLE = "_landing_manifest"
-DUPLICATES_TABLE = "_landing_duplicates"
-RAW_COLUMNS = (
-    ("kafka_topic", "string"),
-    ("kafka_partition", "int"),
-    ("kafka_offset", "bigint"),
-    ("kafka_timestamp_ms", "bigint"),
-    ("kafka_key", "string"),
-    ("kafka_value", "string"),
-    ("landing_file", "string"),
-    ("landing_line", "bigint"),
-    ("landing_error", "string"),
-    ("landing_batch", "bigint"),
-    # the record's Kafka headers, in order (kcat -J's, a sink's headers file)
-    ("kafka_headers", "array<struct<key: string, value: string>>"),
-)
-MANIFEST_COLUMNS = (
-    ("raw_table", "string"),
-    ("landing_file", "string"),
-    ("file_size", "bigint"),
-    ("file_mtime_ns", "bigint"),
-    ("file_sha256", "string"),
-    ("lines", "bigint"),
-    ("landing_batch", "bigint"),
-)
-DUPLICATE_COLUMNS = (
-    ("raw_table", "string"),
-    ("landing_file", "string"),
-    ("landing_line", "bigint"),
-    ("kafka_partition", "int"),
-    ("kafka_offset", "bigint"),
-    ("landing_batch", "bigint"),
-    ("reason", "string"),
-)
-TABLE_PROPERTIES = {
-    "format-version": "2",
-    "write.distribution-mode": "none",
-    "write.delete.mode": "merge-on-read",
-    "write.parquet.compression-codec": "zstd",
-    # Landed values compress 20:1 (a schema block repeated on every line):
-    # a large plain file, landed by one task, made one 60 MB file of one row
-    # group, which the base model then decoded in one task (300k events:
-    # 54.8 s against 15.5 s for the ceiling's whole job). Row groups and read
-    # splits of 8 MB let a landing's data be decoded in parallel.
-    "write.parquet.row-group-size-bytes": str(8 << 20),
-    "read.split.target-size": str(8 << 20),
-}
 _UNSPLIT = str(1 << 40)  # bytes: larger than any dump, so one task per file
-
-
-@dataclass(frozen=True)
-class ManifestEntry:
-    """What the manifest remembers of one landed file."""
-
-    size: int
-    mtime_ns: int
-    sha256: str
-    lines: int
-    batch: int
-
-
-@dataclass(frozen=True)
-class FilePlan:
-    """How one file is read in this batch."""
-
-    file: LandingFile
-    start_line: int
-    first_offset: int  # plain files: offset of line 0
-    size: int
-    mtime_ns: int
-    # what Spark reads: the file itself, or its decompressed copy
-    # (``spark_readable``); likewise the sink's keys and headers files
-    read: Path | None = None
-    keys_read: Path | None = None
-    headers_read: Path | None = None
-
-    @property
-    def spark_path(self) -> Path:
-        return self.read or self.file.path
 
 
 @dataclass(frozen=True)
@@ -166,122 +94,6 @@ class LandingReport:
     newest_ms: int | None = None
 
 
-def _ddl(columns: tuple[tuple[str, str], ...]) -> str:
-    return ", ".join(f"{name} {kind}" for name, kind in columns)
-
-
-def _properties() -> str:
-    return ", ".join(f"'{k}' = '{v}'" for k, v in TABLE_PROPERTIES.items())
-
-
-def create_table(engine: SqlEngine, name: str, columns: tuple[tuple[str, str], ...]) -> None:
-    """Create an Iceberg table of the landing's kind (``TABLE_PROPERTIES``)
-    unless it exists."""
-    engine.sql(
-        f"create table if not exists {name} ({_ddl(columns)}) using iceberg"
-        f" tblproperties ({_properties()})"
-    )
-
-
-def read_manifest(engine: SqlEngine) -> dict[str, dict[str, ManifestEntry]]:
-    """The newest manifest entry of every landed file, per raw table."""
-    newest = ", ".join(
-        f"max_by({name}, landing_batch) as {name}"
-        for name in ("file_size", "file_mtime_ns", "file_sha256", "lines")
-    )
-    rows = engine.sql(
-        f"select raw_table, landing_file, {newest}, max(landing_batch) as landing_batch"
-        f" from {RAW_SCHEMA}.{MANIFEST_TABLE} group by raw_table, landing_file"
-    )
-    manifest: dict[str, dict[str, ManifestEntry]] = {}
-    for row in rows:
-        manifest.setdefault(row["raw_table"], {})[row["landing_file"]] = ManifestEntry(
-            int(row["file_size"]),
-            int(row["file_mtime_ns"]),
-            row["file_sha256"],
-            int(row["lines"]),
-            int(row["landing_batch"]),
-        )
-    return manifest
-
-
-def _numbered_by_folder(item: LandingFile) -> bool:
-    """Whether a file's offsets are its lines' places across the folder's
-    such files (plain form without a sink's name)."""
-    return not item.is_kcat and item.sink is None
-
-
-def spark_readable(path: Path | None, scratch: Path) -> Path | None:
-    """``path``, or a decompressed copy of it under ``scratch`` where Spark
-    cannot read it as it is: Spark reads ``.gz`` itself, not ``.zst`` (its
-    codec needs Hadoop's native library)."""
-    if path is None or not path.name.endswith(".zst"):
-        return path
-    scratch.mkdir(parents=True, exist_ok=True)
-    # named by the file's path (the landing hashes its bytes once, for the
-    # manifest), decompressed afresh each time: the file may have changed
-    copy = scratch / f"{text_md5(str(path.resolve()))[:16]}-{path.name[: -len('.zst')]}"
-    partial = copy.with_name(copy.name + ".partial")
-    with open_binary(path) as source, partial.open("wb") as target:
-        shutil.copyfileobj(source, target, 1 << 20)
-    partial.replace(copy)
-    return copy
-
-
-def plan_files(
-    files: list[LandingFile], manifest: dict[str, ManifestEntry], scratch: Path | None = None
-) -> tuple[list[FilePlan], int]:
-    """Which files to read and from which line; returns (plans, unchanged).
-    A compressed file that changed is read whole (a compressed stream cannot
-    be read from a byte on): the records it had already landed are found
-    again and dropped by the duplicate check. Files Spark cannot read as
-    they are get a decompressed copy under ``scratch``."""
-    plans: list[FilePlan] = []
-    unchanged = 0
-    plain_offset = 0
-    for item in files:
-        stat = item.path.stat()
-        entry = manifest.get(item.relative)
-        start = 0
-        if entry is not None and (entry.size, entry.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
-            unchanged += 1
-            plain_offset += entry.lines if _numbered_by_folder(item) else 0
-            continue
-        grown = entry is not None and stat.st_size > entry.size and not item.compressed
-        if grown and entry is not None and file_digest(item.path, entry.size) == entry.sha256:
-            # the lines after those landed; the last one again when it had no
-            # newline yet (a writer was mid-line: it lands whole now, and its
-            # partial copy, if readable, is a duplicate the repair drops).
-            # Re-reading a whole last line made every append a duplicate
-            # repair (a merge on the raw table: seconds a cycle, issue 43)
-            start = entry.lines if _ends_a_line(item.path, entry.size) else max(entry.lines - 1, 0)
-        where = scratch or Path(tempfile.gettempdir()) / "cdc-landing-decompressed"
-        plans.append(
-            FilePlan(
-                item,
-                start,
-                plain_offset,
-                stat.st_size,
-                stat.st_mtime_ns,
-                spark_readable(item.path, where),
-                spark_readable(item.keys, where),
-                spark_readable(item.headers, where),
-            )
-        )
-        if _numbered_by_folder(item):
-            plain_offset += count_lines(item.path)
-    return plans, unchanged
-
-
-def _ends_a_line(path: Path, size: int) -> bool:
-    """Whether the first ``size`` bytes of ``path`` end with a newline."""
-    if size <= 0:
-        return False
-    with path.open("rb") as handle:
-        handle.seek(size - 1)
-        return handle.read(1) == b"\n"
-
-
 def _manifest_rows(
     table: str,
     plans: list[FilePlan],
@@ -298,17 +110,6 @@ def _manifest_rows(
     ]
 
 
-def commit(engine: SqlEngine, rows: list[str]) -> None:
-    """Write manifest rows (one Iceberg commit): this commits the batches of
-    the topics they name; a topic's raw rows of a batch whose manifest rows
-    were never written are rolled back by the next landing."""
-    if not rows:
-        return
-    columns = ", ".join(name for name, _ in MANIFEST_COLUMNS)
-    values = ",\n".join(rows)
-    engine.sql(f"insert into {RAW_SCHEMA}.{MANIFEST_TABLE} ({columns}) values\n{values}")
-
-
 @contextmanager
 def one_task_per_file(engine: SqlEngine) -> Iterator[None]:
     """Spark reads each landing file whole, in one task (a line's number is
@@ -322,145 +123,6 @@ def one_task_per_file(engine: SqlEngine) -> Iterator[None]:
     finally:
         for key, value in saved.items():
             engine.sql(f"set {key}={value}")
-
-
-LAST_LANDING_FILE = "last-landing.json"
-
-
-def landing_fingerprint(landing: Path, known_topics: Iterable[str]) -> dict[str, Any]:
-    """What a landing looks like from outside: every dump file's size and
-    modification time, and the raw tables the project knows. Taken before
-    a landing reads anything, so a file that changes meanwhile is seen as
-    changed next time."""
-    files = {}
-    for topic_dir in topic_dirs(landing):
-        for path in landing_paths(topic_dir):
-            stat = path.stat()
-            below = path.relative_to(topic_dir).as_posix()
-            files[f"{topic_dir.name}/{below}"] = [stat.st_size, stat.st_mtime_ns]
-    return {
-        "landing": str(landing.resolve()),
-        "files": files,
-        "tables": sorted({raw_table_name(t) for t in known_topics}),
-        "topics": sorted(known_topics),
-    }
-
-
-def changed_topics(fingerprint: dict[str, Any], state: Path) -> set[str] | None:
-    """The topics whose dump files differ from what this state folder's last
-    landing saw (``landing_fingerprint``), plus known topics whose raw table
-    that landing did not create; None when there is no such landing to
-    compare with (then every topic is landed). An empty set: nothing to
-    land, and Spark need not start. Any doubt answers None."""
-    remembered = _remembered(state)
-    if remembered is None or remembered.get("landing") != fingerprint["landing"]:
-        return None
-    old, new = _files_by_topic(remembered.get("files", {})), _files_by_topic(fingerprint["files"])
-    changed = {topic for topic in old.keys() | new.keys() if old.get(topic) != new.get(topic)}
-    tables = set(remembered.get("tables", ()))
-    created = {t for t in fingerprint["topics"] if raw_table_name(t) not in tables}
-    return changed | created
-
-
-def clean_topics(state: Path) -> frozenset[str]:
-    """The topics that had files in this state folder's last landing, which
-    ran to the end (every batch before it committed or rolled back)."""
-    remembered = _remembered(state) or {}
-    return frozenset(_files_by_topic(remembered.get("files", {})))
-
-
-def topics_with_records(fingerprint: dict[str, Any]) -> set[str]:
-    """The topics of a landing (``landing_fingerprint``) with a dump file
-    that is not empty."""
-    return {
-        topic
-        for topic, files in _files_by_topic(fingerprint["files"]).items()
-        if any(size > 0 for size, _ in files.values())
-    }
-
-
-def landed_topics(state: Path) -> set[str] | None:
-    """``topics_with_records`` of this state folder's last landing (None:
-    no landing ran to the end here)."""
-    remembered = _remembered(state)
-    return None if remembered is None else topics_with_records(remembered)
-
-
-def _remembered(state: Path) -> dict[str, Any] | None:
-    """The fingerprint the last landing that ran to the end noted, if any."""
-    path = state / LAST_LANDING_FILE
-    try:
-        loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return loaded
-
-
-def _files_by_topic(files: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    grouped: dict[str, dict[str, Any]] = {}
-    for name, stat in files.items():
-        topic, _, file_name = name.partition("/")
-        grouped.setdefault(topic, {})[file_name] = stat
-    return grouped
-
-
-def remember_landing(fingerprint: dict[str, Any], state: Path) -> None:
-    """Note what a successful landing saw (see ``nothing_new``)."""
-    state.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(fingerprint, sort_keys=True)
-    (state / LAST_LANDING_FILE).write_text(text, encoding="utf-8")
-
-
-def forget_landing(state: Path) -> None:
-    """Before a landing starts: a run that dies leaves no stale note."""
-    (state / LAST_LANDING_FILE).unlink(missing_ok=True)
-
-
-def next_batch_id(manifest: dict[str, dict[str, ManifestEntry]]) -> int:
-    """A strictly increasing batch id: epoch microseconds, or the last
-    committed batch + 1."""
-    last = max((e.batch for entries in manifest.values() for e in entries.values()), default=0)
-    return max(time.time_ns() // 1000, last + 1)
-
-
-# the raw tables' columns as of the newest layout: a landing finding raw
-# tables of an older one (the manifest's property says) adds the columns
-# they lack, once
-RAW_LAYOUT_PROPERTY = "cdc.raw-columns"
-
-
-def prepare(engine: SqlEngine) -> None:
-    """Create the landing database and the manifest table; bring raw tables
-    of an older layout to the newest (``RAW_LAYOUT_PROPERTY``)."""
-    engine.sql(f"create database if not exists {RAW_SCHEMA}")
-    manifest = f"{RAW_SCHEMA}.{MANIFEST_TABLE}"
-    create_table(engine, manifest, MANIFEST_COLUMNS)
-    create_table(engine, f"{RAW_SCHEMA}.{DUPLICATES_TABLE}", DUPLICATE_COLUMNS)
-    layout = str(len(RAW_COLUMNS))
-    rows = engine.sql(f"show tblproperties {manifest} ({spark_string(RAW_LAYOUT_PROPERTY)})")
-    if rows and str(rows[0]["value"]) == layout:
-        return
-    for table in sorted(raw_tables(engine)):
-        if not table.startswith("_"):
-            _add_missing_columns(engine, f"{RAW_SCHEMA}.{table}")
-    engine.sql(
-        f"alter table {manifest} set tblproperties"
-        f" ({spark_string(RAW_LAYOUT_PROPERTY)} = {spark_string(layout)})"
-    )
-
-
-def _add_missing_columns(engine: SqlEngine, table: str) -> None:
-    """Add the raw columns a table of an older layout lacks (at the end:
-    older rows read null there)."""
-    present = {str(row["col_name"]) for row in engine.sql(f"describe table {table}")}
-    missing = [(name, kind) for name, kind in RAW_COLUMNS if name not in present]
-    if missing and {"kafka_value", "landing_batch"} <= present:  # a raw table
-        engine.sql(f"alter table {table} add columns ({_ddl(tuple(missing))})")
-
-
-def raw_tables(engine: SqlEngine) -> set[str]:
-    """The tables of the landing database (one statement)."""
-    return {str(row["tableName"]) for row in engine.sql(f"show tables in {RAW_SCHEMA}")}
 
 
 def land_all(

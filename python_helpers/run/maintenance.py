@@ -51,7 +51,7 @@ import yaml
 
 from python_helpers.engine.sql_engine import SqlEngine
 from python_helpers.escaping import spark_identifier, spark_string
-from python_helpers.land.raw_store import DUPLICATES_TABLE, MANIFEST_TABLE, RAW_SCHEMA
+from python_helpers.land.raw_tables import DUPLICATES_TABLE, MANIFEST_TABLE, RAW_SCHEMA
 from python_helpers.naming import raw_table_name
 
 PROCEDURES = "spark_catalog.system"

@@ -32,7 +32,8 @@ from typing import Any
 
 from python_helpers.engine.sql_engine import SqlEngine
 from python_helpers.escaping import spark_string
-from python_helpers.land.raw_store import RAW_SCHEMA, LandingReport, create_table
+from python_helpers.land.raw_store import LandingReport
+from python_helpers.land.raw_tables import RAW_SCHEMA, create_table
 from python_helpers.run.alerts import human
 from python_helpers.schema.metadata_topics import SCHEMA_CHANGES
 from python_helpers.sequences import runs_of

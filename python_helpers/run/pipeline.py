@@ -57,18 +57,19 @@ def parse_keys(values: Sequence[str]) -> dict[str, tuple[str, ...]]:
 def land(args: argparse.Namespace) -> tuple[int, list[Any]]:
     """Land what is new: (exit code, the landing's report per topic)."""
     from python_helpers.engine.sql_engine import open_engine, target_name
-    from python_helpers.land import raw_store
+    from python_helpers.land import landing_memory, raw_store
+    from python_helpers.land.raw_tables import RAW_SCHEMA
 
     landing = landing_dir(args.landing)
     state = state_dir()
     known = spec_files.known_topics(Path("."))
-    fingerprint = raw_store.landing_fingerprint(landing, known)
-    changed = raw_store.changed_topics(fingerprint, state)
+    fingerprint = landing_memory.landing_fingerprint(landing, known)
+    changed = landing_memory.changed_topics(fingerprint, state)
     if changed is not None and not changed:
         print(f"nothing new to land in {landing}: every file is as the last landing left it")
         return 0, []
-    clean = raw_store.clean_topics(state)
-    raw_store.forget_landing(state)
+    clean = landing_memory.clean_topics(state)
+    landing_memory.forget_landing(state)
     folders = topic_dirs(landing)
     unmodelled = [d.name for d in folders if d.name not in known] if known else []
     for folder in folders:
@@ -98,16 +99,16 @@ def land(args: argparse.Namespace) -> tuple[int, list[Any]]:
 
     remember(state, [(r.topic, r.newest_ms) for r in reports])
     new = {r.topic for r in reports if r.landed or r.rolled_back}
-    present = raw_store.topics_with_records(fingerprint) & set(known)
+    present = landing_memory.topics_with_records(fingerprint) & set(known)
     build_plan.add(state, present if changed is None else new | (changed & set(known)))
-    raw_store.remember_landing(fingerprint, state)
+    landing_memory.remember_landing(fingerprint, state)
     header = ("topic", "files", "unchanged", "read", "landed", "already", "unreadable", "s")
     print(f"{header[0]:<40}" + "".join(f"{h:>11}" for h in header[1:]))
     for r in reports:
         cells = (r.files_read, r.files_unchanged, r.read, r.landed, r.already_landed, r.unreadable)
         print(f"{r.topic:<40}" + "".join(f"{c:>11}" for c in cells) + f"{r.seconds:>11.1f}")
     total = sum(r.landed for r in reports)
-    print(f"{total} record(s) landed into {raw_store.RAW_SCHEMA}.<topic> (Iceberg)")
+    print(f"{total} record(s) landed into {RAW_SCHEMA}.<topic> (Iceberg)")
     return 0, reports
 
 
@@ -116,9 +117,9 @@ def absent_topics(known: list[str]) -> list[str]:
     just landed (no folder, or only empty dump files: its fingerprint,
     noted by ``land``; none when no landing ran to the end). A run does not
     build them (their models stay as they are)."""
-    from python_helpers.land import raw_store
+    from python_helpers.land import landing_memory
 
-    present = raw_store.landed_topics(state_dir())
+    present = landing_memory.landed_topics(state_dir())
     return [] if present is None else [topic for topic in known if topic not in present]
 
 

@@ -35,7 +35,7 @@ from typing import Any
 
 from python_helpers.engine import thrift, watch_endpoint
 from python_helpers.engine.sql_engine import target_name
-from python_helpers.land import raw_store
+from python_helpers.land import landing_memory
 from python_helpers.run import metrics, metrics_http, pipeline
 from python_helpers.run.dbt_session import DbtSession
 from python_helpers.run.tail import Tail
@@ -75,7 +75,8 @@ def landing_waits(landing: Path, state: Path) -> bool:
     """Whether a file of a known topic changed since the last landing (file
     sizes and times only: no Spark)."""
     known = spec_files.known_topics(Path("."))
-    changed = raw_store.changed_topics(raw_store.landing_fingerprint(landing, known), state)
+    fingerprint = landing_memory.landing_fingerprint(landing, known)
+    changed = landing_memory.changed_topics(fingerprint, state)
     return changed is None or bool(changed & set(known))
 
 

@@ -14,8 +14,10 @@ from project_paths import ORDERS_TOPIC, PRODUCTS_TOPIC, copy_sample_topic
 
 from python_helpers.engine.sql_engine import SessionEngine
 from python_helpers.land.batch_sql import TABLES_PER_STATEMENT
+from python_helpers.land.file_plans import plan_files
 from python_helpers.land.landing import count_lines, topic_files
-from python_helpers.land.raw_store import RAW_SCHEMA, land_all, plan_files
+from python_helpers.land.raw_store import land_all
+from python_helpers.land.raw_tables import RAW_SCHEMA
 
 pytestmark = pytest.mark.spark
 

@@ -15,12 +15,12 @@ import pytest
 import zstandard
 
 from python_helpers.engine.sql_engine import SessionEngine
-from python_helpers.land.raw_store import (
+from python_helpers.land.raw_store import land_all
+from python_helpers.land.raw_tables import (
     MANIFEST_TABLE,
     RAW_COLUMNS,
     RAW_LAYOUT_PROPERTY,
     RAW_SCHEMA,
-    land_all,
 )
 
 pytestmark = pytest.mark.spark
