@@ -176,6 +176,15 @@ def topics_ceiling(landing: Path, topics: int, out: Path) -> None:
         ).write.mode("overwrite").parquet(str(out / topic))
 
 
+def _noop_writer(spark: Any) -> Any:
+    """A job that runs ``sql`` to the end and writes nothing (``noop``)."""
+
+    def noop(sql: str) -> Any:
+        return lambda: spark.sql(sql).write.format("noop").mode("overwrite").save()
+
+    return noop
+
+
 def _time(action: Any) -> float:
     started = time.monotonic()
     action()
@@ -196,8 +205,7 @@ def decode(project: Path, raw_table: str, events: int, out: Path) -> None:
     compiled = next((project / "target" / "compiled").rglob("base_*accounts.sql"))
     ours = compiled.read_text(encoding="utf-8")
 
-    def noop(sql: str) -> Any:
-        return lambda: spark.sql(sql).write.format("noop").mode("overwrite").save()
+    noop = _noop_writer(spark)
 
     def inferred() -> None:
         frame = spark.read.json(spark.table("values_landed").rdd.map(lambda r: r.kafka_value))
@@ -322,8 +330,7 @@ def checks(project: Path, raw_table: str, topic: str, out: Path) -> None:
     compiled = next((project / "target" / "compiled").rglob("base_*accounts.sql"))
     model = compiled.read_text(encoding="utf-8")
 
-    def noop(sql: str) -> Any:
-        return lambda: spark.sql(sql).write.format("noop").mode("overwrite").save()
+    noop = _noop_writer(spark)
 
     _time(noop(model))  # warms the JVM up; every measured job runs warm
     jobs = {

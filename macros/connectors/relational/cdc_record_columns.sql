@@ -120,8 +120,8 @@
     writes a field twice, so such a record is quarantined. A cheap scan
     finds the candidates: a field name followed by its colon twice or more
     (one regular expression per name, each starting with the quoted name,
-    which the regex engine finds by skipping: a fifth of the cost of one
-    expression for the three names, issue 54), or any `\u` escape, which can
+    which the regex engine finds by skipping: half the cost of one
+    expression for the three names at 300 k, issue 54), or any `\u` escape, which can
     spell a name (`"o\u0070"` is `op` to the reader). Only candidates have
     their envelope's keys listed (by the JSON reader: escapes decoded). An
     events macro computes it once per record, as the column
