@@ -80,7 +80,8 @@
             select
                 landed.*,
                 message as _message,
-                {{ _cdc_unwrap('message', spec.parse_fields) }} as _event
+                {{ _cdc_unwrap('message', spec.parse_fields) }} as _event,
+                {{ cdc_indent(_cdc_json_depth_column('landed.message', 'landed.kafka_value'), 16) }}
             from (
                 select
                     raw.*,

@@ -82,7 +82,8 @@
                 select
                     parsed.*,
                     {{ _cdc_unwrap('parsed._message', spec.parse_fields) }} as _event,
-                    {{ _cdc_unwrap('parsed._key_message', spec.key_fields) }} as _key
+                    {{ _cdc_unwrap('parsed._key_message', spec.key_fields) }} as _key,
+                    {{ cdc_indent(_cdc_json_depth_column('parsed._message', 'parsed.kafka_value'), 20) }}
                 from (
                     select
                         landed.*,

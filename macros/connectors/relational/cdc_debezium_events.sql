@@ -93,10 +93,7 @@
                     and json_object_keys(rowed.kafka_value) is not null
                     then concat(
                         'the JSON type of ',
-                        coalesce(
-                            nullif({{ _cdc_mismatched_columns('rowed.kafka_value', spec) }}, ''),
-                            'a field'
-                        ),
+                        coalesce(rowed._cdc_mismatched, 'a field'),
                         ' contradicts the generated schema: run `python -m python_helpers sync`'
                     )
                 {%- for column in _cdc_wire_text_columns(spec) %}
@@ -155,13 +152,15 @@
                 select
                     unwrapped.*,
                     {{ cdc_normalize_envelope(spec, 'unwrapped._raw_event', 'unwrapped') }}
-                        as _event
+                        as _event,
+                    {{ cdc_indent(_cdc_value_check_columns(spec, 'unwrapped'), 20) }}
                 from (
                     select
                         parsed.*,
                         {{ _cdc_unwrap(
                             'parsed._message', spec.parse_fields or spec.envelope_fields) }}
-                            as _raw_event
+                            as _raw_event,
+                        {{ cdc_indent(_cdc_json_depth_column('parsed._message', 'parsed.kafka_value'), 24) }}
                         {%- if spec.key_type %},
                         {{ _cdc_unwrap('parsed._key_message', spec.key_fields) }} as _key
                         {%- endif %}

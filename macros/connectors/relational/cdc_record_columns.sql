@@ -40,7 +40,8 @@
     the size limit, JSON nested deeper than the reader goes, JSON cut short
     (an object without its closing brace), a value that is not JSON, a value
     whose envelope names a field twice, or JSON whose types contradict the
-    schema. `record.` prefixes the landed columns and the parsed `_message`.
+    schema. `record.` prefixes the landed columns, the parsed `_message` and
+    `_cdc_json_depth` (_cdc_json_depth_column, computed below them).
     `checks`: further `when` branches (the schema-version checks of a
     change topic) tried before the last, type_mismatch, which they refine.
     `tombstone_deletes`: a tombstone, and the JSON text `null` the
@@ -56,9 +57,7 @@
     {%- endif %}
     when octet_length({{ record }}.kafka_value) > {{ cdc_max_value_bytes() }}
         then 'oversized_value'
-    when {{ record }}._message._unparsed is not null
-        and json_object_keys({{ record }}.kafka_value) is null
-        and {{ cdc_json_depth(record ~ '.kafka_value') }} > {{ cdc_max_json_depth() }}
+    when {{ record }}._cdc_json_depth > {{ cdc_max_json_depth() }}
         then 'nested_too_deep'
     when {{ record }}._message._unparsed is not null
         and json_object_keys({{ record }}.kafka_value) is null
@@ -72,6 +71,19 @@
         then 'duplicate_field'
     {{ checks }}
     when {{ record }}._message._unparsed is not null then 'type_mismatch'
+{%- endmacro %}
+
+{#- The column `_cdc_json_depth` the verdicts read: the nesting depth
+    (cdc_json_depth) of a value the JSON reader could not read as JSON
+    (`message`: its parse, `text`: the value), else null. A column below the
+    verdicts, not an expression in them: the reason and the detail read it
+    three times, and each copy was a large lambda for Spark to analyse. -#}
+{% macro _cdc_json_depth_column(message, text) -%}
+    if(
+        {{ message }}._unparsed is not null and json_object_keys({{ text }}) is null,
+        {{ cdc_indent(cdc_json_depth(text), 8) }},
+        null
+    ) as _cdc_json_depth
 {%- endmacro %}
 
 {#- The deepest nesting of objects and arrays in a JSON text (brackets in
@@ -174,11 +186,9 @@
             'the value is ', octet_length({{ record }}.kafka_value), ' bytes, over the limit of',
             ' {{ cdc_max_value_bytes() }} (config or var cdc_max_value_bytes); not parsed'
         )
-    when {{ record }}._message._unparsed is not null
-        and json_object_keys({{ record }}.kafka_value) is null
-        and {{ cdc_json_depth(record ~ '.kafka_value') }} > {{ cdc_max_json_depth() }}
+    when {{ record }}._cdc_json_depth > {{ cdc_max_json_depth() }}
         then concat(
-            'JSON nested ', {{ cdc_json_depth(record ~ '.kafka_value') }}, ' levels deep,',
+            'JSON nested ', {{ record }}._cdc_json_depth, ' levels deep,',
             ' deeper than the {{ cdc_max_json_depth() }} levels the JSON reader reads'
         )
     when {{ record }}._message._unparsed is not null

@@ -19,11 +19,9 @@
     when {{ fingerprint }} in ('{{ spec.invalid_versions | join("', '") }}')
         then 'invalid_schema_block'
     {%- endif %}
-    {%- for version, columns in _cdc_version_checks(spec).items() %}
-    when {{ fingerprint }} = '{{ version }}'
-        and {{ _cdc_contradicted(spec, record ~ '.kafka_value', columns) }} is not null
-        then 'schema_contradiction'
-    {%- endfor %}
+    {%- if _cdc_version_checks(spec) %}
+    when {{ record }}._cdc_contradiction is not null then 'schema_contradiction'
+    {%- endif %}
     {%- if spec.incompatible_versions %}
     when {{ fingerprint }} in ('{{ spec.incompatible_versions | join("', '") }}')
         then 'incompatible_schema_change'
@@ -54,14 +52,13 @@
         then 'the schema block (md5 {{ version }}) is not a Kafka Connect schema: {{
             _cdc_sql_text(reason) }}'
     {%- endfor %}
-    {%- for version, columns in _cdc_version_checks(spec).items() %}
-    when {{ fingerprint }} = '{{ version }}'
-        and {{ _cdc_contradicted(spec, record ~ '.kafka_value', columns) }} is not null
+    {%- if _cdc_version_checks(spec) %}
+    when {{ record }}._cdc_contradiction is not null
         then concat(
-            {{ _cdc_contradicted(spec, record ~ '.kafka_value', columns) }},
-            ' contradicts the type its own schema block (md5 {{ version }}) declares'
+            {{ record }}._cdc_contradiction,
+            ' contradicts the type its own schema block (md5 ', {{ fingerprint }}, ') declares'
         )
-    {%- endfor %}
+    {%- endif %}
     {%- for version, columns in (spec.incompatible_versions or {}).items() %}
     when {{ fingerprint }} = '{{ version }}'
         then concat(
@@ -77,10 +74,7 @@
     when {{ fingerprint }} is not null and {{ record }}._message._unparsed is not null
         and json_object_keys({{ record }}.kafka_value) is not null
         then concat(
-            coalesce(
-                nullif({{ _cdc_mismatched_columns(record ~ '.kafka_value', spec) }}, ''),
-                'a field'
-            ),
+            coalesce({{ record }}._cdc_mismatched, 'a field'),
             ' contradicts the type its own schema block (md5 ', {{ fingerprint }}, ') declares'
         )
     {%- endif %}
