@@ -20,7 +20,7 @@ from typing import Any
 
 from python_helpers import connectors
 from python_helpers.escaping import jinja_literal
-from python_helpers.project import model_templates, quarantine_reasons
+from python_helpers.project import model_templates, quarantine_reasons, source_columns
 from python_helpers.project.code_check import entries_problem, sql_problem
 from python_helpers.project.columns import properties_text
 from python_helpers.project.model_names import ModelNames, properties_header
@@ -218,18 +218,42 @@ def wanted_files(
         for name in sorted(every)
         if failed is None or name not in failed
     ]
-    return wanted | project_files(project, quarantines)
+    return wanted | project_files(project, quarantines, _source_fields(every, all_names))
 
 
-def project_files(project: Path, quarantines: list[tuple[str, str, str]]) -> dict[Path, str]:
+def _source_fields(
+    every: dict[str, Topic], all_names: dict[str, ModelNames]
+) -> dict[str, tuple[str, list[str]]]:
+    """Per connector folder, its title and the `source` fields of its
+    topics (first seen first, topics by name)."""
+    found: dict[str, tuple[str, list[str]]] = {}
+    for name in sorted(every):
+        spec = every[name].spec
+        fields = source_columns.fields(spec)
+        if not fields:
+            continue
+        title = connectors.lookup(spec.connector).title
+        known = found.setdefault(all_names[name].folder, (title, []))[1]
+        known += [field for field in fields if field not in known]
+    return found
+
+
+def project_files(
+    project: Path,
+    quarantines: list[tuple[str, str, str]],
+    sources: dict[str, tuple[str, list[str]]] | None = None,
+) -> dict[Path, str]:
     """The generated files of the whole project: the quarantine counts of
-    ``quarantines`` (topic, quarantine model, base model) and the doc
-    block of the seed's reasons. ``init`` writes them for no topic, so a
-    new project parses before its first sync."""
+    ``quarantines`` (topic, quarantine model, base model), the doc blocks
+    of the connectors' source columns (``sources``: per connector folder,
+    its title and fields) and the doc block of the seed's reasons. ``init``
+    writes them for no topic, so a new project parses before its first
+    sync."""
     files = {
         project / QUARANTINE_COUNTS: model_templates.render(
             "quarantine_counts", quarantines=quarantines
-        )
+        ),
+        project / source_columns.DOC_FILE: source_columns.doc_blocks(sources or {}),
     }
     if (reasons_doc := quarantine_reasons.doc_block(project)) is not None:
         files[project / quarantine_reasons.DOC_BLOCK] = reasons_doc

@@ -19,6 +19,7 @@ from typing import Any
 from python_helpers import connectors
 from python_helpers.connectors import DOCUMENTS, mongodb
 from python_helpers.escaping import dbt_code, jinja_text
+from python_helpers.project import source_columns
 from python_helpers.project.columns import (
     CURRENT_OPS,
     DOCUMENT_OPS,
@@ -45,7 +46,6 @@ from python_helpers.project.columns import (
     row_names,
 )
 from python_helpers.project.model_names import ModelNames
-from python_helpers.project.source_columns import source_columns
 from python_helpers.schema.metadata_topics import (
     CHANGES,
     KIND_LABELS,
@@ -142,10 +142,15 @@ def model_entries(
     # anchors and aliases for shared column lists)
     present = [layer for layer in layers if layer in every]
     entries = copy.deepcopy([every[layer] for layer in present])
+    # a row column is described once: on the current-state model when the
+    # topic has one (the analysts' table), else on the staging model
+    rows_on_current = spec.shape == connectors.ROWS and "current" in present
+    described_on = "current" if rows_on_current else "staging"
     for layer, entry in zip(present, entries, strict=True):
-        if layer == "staging":  # the `_cdc_source_*` columns differ by connector
-            entry["columns"] = _before_metadata(entry.get("columns", []), source_columns(spec))
-        _declare(entry, layer, spec, declared or {})
+        if layer == "staging" and rows_on_current:
+            entry.pop("columns", None)
+            entry["description"] += f" Its row columns are described on `{names.current}`."
+        _declare(entry, layer, spec, declared or {}, described_on)
         for test in entry.get("data_tests", []):
             # a topic's checks carry its topic: `config.meta.cdc_topic:<topic>`
             # selects them directly, so a build that leaves the views they
@@ -160,28 +165,29 @@ def model_entries(
         # a guarantee block ends with the link to the metadata columns
         ending = f'{{{{ doc("{block}") }}}}' if block else METADATA_LINK
         entry["description"] += f"\n\n{ending}"
+        if layer == "staging" and source_columns.fields(spec):
+            # its `_cdc_source_*` columns: its connector's block (sync writes it)
+            entry["description"] += f"\n\n{source_columns.block_link(names.folder)}"
         if not entry.get("columns"):
             entry.pop("columns", None)
     return entries
 
 
-def _before_metadata(
-    columns: list[dict[str, Any]], added: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
-    """``columns`` with ``added`` before the first metadata column (the
-    project's own columns start with `_cdc_`; a source column never does)."""
-    at = next(
-        (i for i, c in enumerate(columns) if str(c["name"]).startswith("_cdc_")), len(columns)
-    )
-    return columns[:at] + added + columns[at:]
-
-
-def _declare(entry: dict[str, Any], layer: str, spec: TopicSpec, declared: dict[str, Any]) -> None:
+def _declare(
+    entry: dict[str, Any],
+    layer: str,
+    spec: TopicSpec,
+    declared: dict[str, Any],
+    described_on: str = "current",
+) -> None:
     """Merge a person's words into an analysts' model: ``description`` opens
     the current-state model's description; ``columns``: per column, a
-    ``description`` that opens the column's (staging and current state) and
-    ``data_tests`` on the current-state model."""
+    ``description`` that opens the column's (on the model ``described_on``,
+    the layer that describes the row columns) and ``data_tests`` on the
+    current-state model."""
     if layer not in ANALYST_LAYERS:
+        return
+    if layer != described_on and layer != "current":
         return
     if layer == "current" and declared.get("description"):
         entry["description"] = f"{str(declared['description']).strip()}\n\n{entry['description']}"

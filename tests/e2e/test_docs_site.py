@@ -121,16 +121,21 @@ def _overview_columns() -> set[str]:
 
 
 def _described(node: dict[str, Any]) -> set[str]:
+    """The columns a node describes: in its properties, or listed in its
+    description as the overview lists its columns (a staging model shows
+    its connector's `_cdc_source_*` columns, one doc block per connector)."""
+    listed = re.findall(r"^- \*\*`(\w+)`\*\*: \S", node.get("description") or "", re.MULTILINE)
     return {
         name.lower() for name, column in node["columns"].items() if column["description"].strip()
-    }
+    } | {name.lower() for name in listed}
 
 
 def _undocumented(manifest: dict[str, Any], catalog: dict[str, Any]) -> list[str]:
     """Columns of the warehouse described nowhere: not on their model, not
     on the staging or current-state model of its topic (a plumbing model's
     row columns are those models'), not on the overview (metadata columns;
-    `_cdc_source_<field>` on the staging model)."""
+    `_cdc_source_<field>` in its connector's doc block, which the staging
+    model's description shows)."""
     by_topic: dict[str, set[str]] = {}
     for node in manifest["nodes"].values():
         meta = node.get("config", {}).get("meta", {})
