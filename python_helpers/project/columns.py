@@ -45,6 +45,11 @@ def properties_text(
     if sources:
         document["sources"] = sources
     document["models"] = models
+    return header + properties_yaml(document)
+
+
+def properties_yaml(document: dict[str, Any]) -> str:
+    """A properties document as the generated files write it."""
     text: str = yaml.dump(
         document,
         Dumper=_Dumper,
@@ -52,7 +57,7 @@ def properties_text(
         width=88,
         allow_unicode=True,
     )
-    return header + text
+    return text
 
 
 def model_meta(spec: TopicSpec, layer: str) -> dict[str, Any]:
