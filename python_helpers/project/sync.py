@@ -233,26 +233,33 @@ def _named(spec: TopicSpec, config: Declared, known: TopicSpec | None) -> TopicS
 
 
 def _declaration(config: Declared, spec: TopicSpec, given: tuple[str, ...]) -> Declared:
-    """What sync writes as the topic's declaration: its settings, with the
-    primary key it found (key schema, --primary-key) written out."""
+    """What sync writes as the topic's declaration: the person's settings
+    (the declaration's, a landing topic.yml's it imports) and a key given
+    on the command line (--primary-key). What sync derives — the key of the
+    key schema, the columns' Spark names — lives in the generated spec,
+    never in the declaration: a person's setting overrides it, and deleting
+    one means "use what the data says" (issue 55)."""
     settings = dict(config.settings)
-    key = list(given) or list(_configured_key(settings)) or list(spec.primary_key)
-    if key and spec.shape == connectors.ROWS:
-        settings["primary_key"] = key[0] if len(key) == 1 else key
-    if spec.column_names:
-        settings["column_names"] = dict(spec.column_names)
+    if given and spec.shape == connectors.ROWS:
+        settings["primary_key"] = given[0] if len(given) == 1 else list(given)
     return Declared(config.topic, settings, config.origin, config.imported)
 
 
-def _primary_key(collected: TopicSchemas, configured: tuple[str, ...]) -> tuple[str, ...]:
-    if configured:
-        return configured
-    if collected.key_schema is not None and collected.key_schema.type == "struct":
-        return tuple(f.name for f in collected.key_schema.fields)
-    unique = collected.value_schema.field_named("unique") if collected.value_schema else None
+def _data_key(
+    key_schema: ConnectSchema | None, value_schema: ConnectSchema | None
+) -> tuple[str, ...]:
+    """The primary key the data gives: the Kafka key schema's fields, else a
+    Huawei CDL value's `unique` block's; none without either."""
+    if key_schema is not None and key_schema.type == "struct":
+        return tuple(f.name for f in key_schema.fields)
+    unique = value_schema.field_named("unique") if value_schema else None
     if unique is not None and unique.schema.type == "struct":  # Huawei CDL
         return tuple(f.name for f in unique.schema.fields)
     return ()
+
+
+def _primary_key(collected: TopicSchemas, configured: tuple[str, ...]) -> tuple[str, ...]:
+    return configured or _data_key(collected.key_schema, collected.value_schema)
 
 
 def _key_changed(result: SyncResult, old: TopicSpec, new: TopicSpec) -> None:
@@ -501,9 +508,12 @@ def _sync_topic(
         specs[topic_dir.name] = result.specs[topic_dir.name] = stored.with_policy(policy)
         if stored.incompatible_versions and not specs[topic_dir.name].incompatible_versions:
             result.rebuild.append(topic_dir.name)  # the policy changed, nothing landed
-        declared_key = _configured_key(config.settings)
-        if declared_key and stored.primary_key and declared_key != stored.primary_key:
-            rekeyed = replace(specs[topic_dir.name], primary_key=declared_key)
+        # the declared key, else (none declared, or one deleted) the data's
+        wanted_key = _configured_key(config.settings) or _data_key(
+            stored.key_schema, stored.value_schema
+        )
+        if wanted_key and stored.primary_key and wanted_key != stored.primary_key:
+            rekeyed = replace(specs[topic_dir.name], primary_key=wanted_key)
             specs[topic_dir.name] = result.specs[topic_dir.name] = rekeyed
             _key_changed(result, stored, rekeyed)
         try:

@@ -497,8 +497,9 @@ def test_sync_scans_only_what_is_new(tmp_path: Path, project: Path) -> None:
 
 
 def test_a_topic_is_declared_once_in_the_project(tmp_path: Path) -> None:
-    """sync writes topics/<topic>.yml from what it found (the key schema's
-    key) and from the landing's topic.yml (its comments kept); an edit of
+    """sync writes topics/<topic>.yml once, from the landing's topic.yml
+    (its comments kept), never what it derives (the key schema's key lives
+    in the generated spec); an edit of
     the declaration wins over the unchanged topic.yml and keeps the
     person's comments; a changed topic.yml is imported again; a check names
     a missing declaration; a misspelt setting stops sync naming the file."""
@@ -514,7 +515,9 @@ def test_a_topic_is_declared_once_in_the_project(tmp_path: Path) -> None:
     assert len(first.declared) == 2
     orders = (tmp_path / "topics" / f"{ORDERS_TOPIC}.yml").read_text()
     assert orders.splitlines()[0] == f"# Topic `{ORDERS_TOPIC}`: what is decided about it."
-    assert orders.splitlines()[-1] == "primary_key: order_id"  # from the key schema
+    # the key schema's key is derived, not declared: the person's file stays theirs
+    assert "primary_key" not in orders
+    assert first.specs[ORDERS_TOPIC].primary_key == ("order_id",)
     declaration = tmp_path / "topics" / "postgres.tpcch.customer.yml"
     text = declaration.read_text()
     assert "# composite key\nprimary_key: [c_id, c_d_id, c_w_id]\n" in text
@@ -572,9 +575,7 @@ def test_plumbing_models_are_generated_and_kept_current(tmp_path: Path) -> None:
     assert not state.read_text().endswith("-- edited\n")
     assert staging.read_text().endswith("-- ours\n")
     assert not sync(tmp_path, landing, check=True).generated_changed
-    declaration.write_text(
-        declaration.read_text().replace("primary_key: order_id", "primary_key: [order_id, status]")
-    )
+    declaration.write_text(declaration.read_text() + "primary_key: [order_id, status]\n")
     rekeyed = sync(tmp_path, landing)
     properties = folder / "generated/properties/postgres/_postgres__shop_public_orders.yml"
     assert rekeyed.models == [state, properties] and rekeyed.rebuild == [ORDERS_TOPIC]
@@ -587,6 +588,15 @@ def test_plumbing_models_are_generated_and_kept_current(tmp_path: Path) -> None:
     (checks,) = state_entry["data_tests"]
     assert checks["cdc_checks"]["arguments"]["key"] == ["order_id", "status"]
     assert any("primary key ['order_id'] -> ['order_id', 'status']" in w for w in rekeyed.warnings)
+    # the person deletes the key again: the key schema's is used (a rebuild),
+    # and the declaration is left exactly as the person wrote it
+    declared_by_hand = declaration.read_text().replace("primary_key: [order_id, status]\n", "")
+    declaration.write_text(declared_by_hand)
+    unkeyed = sync(tmp_path, landing)
+    assert unkeyed.rebuild == [ORDERS_TOPIC] and unkeyed.declared == []
+    assert "unique_key=['order_id']" in state.read_text()
+    assert sync(tmp_path, landing).declared == []
+    assert declaration.read_text() == declared_by_hand
     declaration.write_text(declaration.read_text() + "max_value_bytes: lots\n")
     assert_left_out(sync(tmp_path, landing), "max_value_bytes is 'lots'")
 
