@@ -61,6 +61,7 @@ from project_runs import free_port, run_in
 from python_helpers.engine.thrift import listening
 from python_helpers.project.init_project import fresh_project
 from python_helpers.schema.column_names import nested_names, spark_key
+from python_helpers.spec import spec_files
 
 pytestmark = pytest.mark.spark
 
@@ -194,10 +195,10 @@ def test_the_run_builds_every_good_topic_and_names_each_left_out(hostile: dict[s
 
 
 def _declared(project: Path, topic: str) -> dict[str, str]:
-    declaration = project / "topics" / f"{topic}.yml"
-    return dict(
-        (yaml.safe_load(declaration.read_text(encoding="utf-8")) or {}).get("column_names") or {}
-    )
+    """The Spark names sync gave the topic's columns (its generated spec:
+    derived, they are not written into the person's declaration)."""
+    spec = spec_files.read_file(spec_files.spec_path(project, topic).read_text(encoding="utf-8"))
+    return dict(spec.column_names)
 
 
 def _by_key(row: dict[str, Any]) -> dict[str, Any]:

@@ -76,7 +76,8 @@ def _expected(connector: str, run: str) -> tuple[set[str], dict[str, list[dict[s
 
 def _snapshot_deletes(topic: str) -> bool:
     """What the topic's declaration says (topics/<topic>.yml)."""
-    declared = yaml.safe_load((PROJECT / "topics" / f"{topic}.yml").read_text(encoding="utf-8"))
+    text = (PROJECT / "topics" / f"{topic}.yml").read_text(encoding="utf-8")
+    declared = yaml.safe_load(text) or {}  # a declaration may hold no setting
     return bool(declared.get("snapshot_deletes", False))
 
 

@@ -236,8 +236,9 @@ def test_what_a_person_owns_sync_never_touches(tmp_path: Path) -> None:
     # said once: the staging model points to the current-state model's columns
     staged = models["stg_postgres__shop_public_orders"]
     assert "columns" not in staged
-    assert "Its row columns are described on `postgres__shop_public_orders`." in (
-        staged["description"]
+    assert (
+        "Its row columns are described on `postgres__shop_public_orders`."
+        in (staged["description"])
     )
     # a generated file edited by hand: reported, then restored
     text = generated.read_text()
