@@ -233,33 +233,24 @@ def wanted_files(
     views = sorted(all_names[name].current for name in members)
     wanted[project / CONSISTENT_VIEWS] = model_templates.render("consistent_views", views=views)
     # a topic left out here has no files to read (it may never have had any)
-    quarantines = [
-        (name, all_names[name].quarantine, all_names[name].base)
-        for name in sorted(every)
-        if failed is None or name not in failed
-    ]
-    listed = [
-        (every[name].spec, all_names[name])
-        for name in every
-        if failed is None or name not in failed
-    ]
+    kept = [name for name in sorted(every) if failed is None or name not in failed]
+    quarantines = [(name, all_names[name].quarantine, all_names[name].base) for name in kept]
+    # their raw tables (one landing source per connector) and source fields
+    listed = [(every[name].spec, all_names[name]) for name in kept]
     sources = {project / path: text for path, text in landing_sources(listed).items()}
-    return wanted | sources | project_files(project, quarantines, _source_fields(every, all_names))
+    return wanted | sources | project_files(project, quarantines, _source_fields(listed))
 
 
-def _source_fields(
-    every: dict[str, Topic], all_names: dict[str, ModelNames]
-) -> dict[str, tuple[str, list[str]]]:
+def _source_fields(topics: list[tuple[TopicSpec, ModelNames]]) -> dict[str, tuple[str, list[str]]]:
     """Per connector folder, its title and the `source` fields of its
-    topics (first seen first, topics by name)."""
+    ``topics`` (first seen first, in the order given)."""
     found: dict[str, tuple[str, list[str]]] = {}
-    for name in sorted(every):
-        spec = every[name].spec
+    for spec, names in topics:
         fields = source_columns.fields(spec)
         if not fields:
             continue
         title = connectors.lookup(spec.connector).title
-        known = found.setdefault(all_names[name].folder, (title, []))[1]
+        known = found.setdefault(names.folder, (title, []))[1]
         known += [field for field in fields if field not in known]
     return found
 
