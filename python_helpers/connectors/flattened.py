@@ -19,16 +19,12 @@ declared with ``connector: flattened`` in the topic's declaration.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from python_helpers.connectors import Connector
-
-CONNECTOR = Connector(
-    name="flattened",
-    folder="flattened",
-    title="Flattened (ExtractNewRecordState)",
-    envelope="flattened",
-)
+from python_helpers.schema.connect_schema import ConnectField, ConnectSchema, parse_schema, to_block
+from python_helpers.schema.envelope import row_schema
 
 # the SMT's default add.fields.prefix / add.headers.prefix
 PREFIX = "__"
@@ -53,6 +49,8 @@ SOURCE_TYPES = {
 # when the connector processed the change, and the rewrite's delete flag
 ENVELOPE_FIELDS = ("op", "ts_ms", "deleted")
 ENVELOPE_MARKERS = frozenset({"op", "before", "after", "source", "payload"})
+# the Debezium envelope's fields the macros read (cdc_normalize__flattened)
+ENVELOPE = ("before", "after", "source", "op", "ts_ms")
 
 
 def metadata_names() -> list[str]:
@@ -94,3 +92,43 @@ def as_envelope(block: dict[str, Any]) -> dict[str, Any]:
         "name": f"{block.get('name') or 'flattened'}.Envelope",
         "fields": [image | {"field": "before"}, image | {"field": "after"}],
     }
+
+
+class Flattened(Connector):
+    """Rows flattened by the SMT, read as the Debezium envelope."""
+
+    def recognises(self, payload: dict[str, Any]) -> bool:
+        return recognises(payload)
+
+    def value_block(self, block: dict[str, Any]) -> dict[str, Any]:
+        return as_envelope(block)
+
+    def value_schema(self, schema: ConnectSchema) -> ConnectSchema:
+        """A declared topic's rows without metadata fields: as the envelope."""
+        if schema.field_named("after") is not None:
+            return schema
+        return parse_schema(as_envelope(to_block(schema)))
+
+    def parsed_value(self, value_schema: ConnectSchema) -> ConnectSchema:
+        """The row's columns, then every metadata field the staging can
+        read (as text)."""
+        row = row_schema(value_schema)
+        text = ConnectSchema("string", optional=True)
+        kept = tuple(ConnectField(name, text) for name in metadata_names())
+        return replace(row, fields=row.fields + kept)
+
+    def envelope_fields(self, parsed: ConnectSchema) -> list[str]:
+        return list(ENVELOPE)
+
+    def source_types(self, value_schema: ConnectSchema) -> dict[str, str]:
+        return dict(SOURCE_TYPES)
+
+
+CONNECTOR = Flattened(
+    name="flattened",
+    folder="flattened",
+    title="Flattened (ExtractNewRecordState)",
+    envelope="flattened",
+    tombstone_deletes=True,
+    undetectable="a topic of ExtractNewRecordState rows without __ metadata fields",
+)

@@ -10,6 +10,7 @@ inferred from every document ``sync`` sees (``extended_json``).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from python_helpers.connectors import DOCUMENTS, Connector
@@ -17,17 +18,6 @@ from python_helpers.escaping import spark_identifier
 from python_helpers.schema.connect_schema import ConnectSchema, parse_schema
 from python_helpers.schema.extended_json import EMPTY_DOC, DocType, infer, loads, merge, set_path
 
-MONGODB = "mongodb"
-# documents are replayed from patches (macros/connectors/mongodb/), not merged
-# as row images: no history model
-CONNECTOR = Connector(
-    name=MONGODB,
-    folder="mongodb",
-    title="MongoDB",
-    shape=DOCUMENTS,
-    history=False,
-    events_macro="cdc_mongodb_events",
-)
 KEY_FIELD = "_id"
 # Staged types of the source fields the connector versions write.
 SOURCE_TYPES = {
@@ -39,6 +29,18 @@ SOURCE_TYPES = {
     "tord": "bigint",
     "txnNumber": "bigint",
     "wallTime": "bigint",
+}
+# What the source fields of its events mean (snake_case names).
+SOURCE_DOCS = {
+    "collection": "MongoDB collection.",
+    "ord": "MongoDB order of the event within its second (`ts_ms`).",
+    "rs": "MongoDB replica set.",
+    "h": "MongoDB oplog entry hash (1.x oplog connector).",
+    "tord": "MongoDB order within the transaction (1.x oplog connector).",
+    "stxnid": "MongoDB transaction id (1.x oplog connector).",
+    "lsid": "MongoDB logical session id of the transaction.",
+    "txn_number": "MongoDB transaction number within the session.",
+    "wall_time": "MongoDB wall-clock time of the change (`wallTime`, ms).",
 }
 # The change columns of a MongoDB staging model (besides CDC metadata).
 STAGING_COLUMNS = {
@@ -55,6 +57,16 @@ STAGING_COLUMNS = {
     " (dotted) path, extended JSON.",
     "removed_fields": "`updateDescription.removedFields` (2.x): removed paths.",
     "truncated_arrays": "`updateDescription.truncatedArrays` (2.x): arrays cut to `size` elements.",
+}
+# The current-state model's own columns (besides the document's).
+CURRENT_COLUMNS = {
+    "_document": "The whole current document, compact extended JSON (fields in"
+    " document order; what the typed columns do not show is here).",
+    "_cdc_replay_issue": "Null when the document is exact. Otherwise why it may"
+    " not be: `missing_base_document` (an update without a full document came"
+    " before any create/read of this `_id`) or `unsupported_patch: ...` (an"
+    " update the replay cannot apply, quarantined). Cleared by the next full"
+    " document.",
 }
 
 
@@ -175,6 +187,60 @@ def document_columns(
     ]
 
 
-def source_types(source_fields: list[str]) -> dict[str, str]:
-    """The staged type of each source field."""
-    return {name: SOURCE_TYPES.get(name, "string") for name in source_fields}
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+class MongoDb(Connector):
+    """Documents replayed from the connector's patches."""
+
+    def source_types(self, value_schema: ConnectSchema) -> dict[str, str]:
+        source = value_schema.field_named("source")
+        fields = [f.name for f in source.schema.fields] if source else []
+        return {name: SOURCE_TYPES.get(name, "string") for name in fields}
+
+    def builtin_value_schema(self, source_fields: list[str]) -> ConnectSchema:
+        return envelope_schema(source_fields)
+
+    def observe(self, document: DocType | None, payload: dict[str, Any]) -> DocType:
+        return observe(document, payload)
+
+    def document_columns(self, document: DocType, names: dict[str, str]) -> list[dict[str, Any]]:
+        return document_columns(document, names)
+
+    def document_spec(self, document: DocType, names: dict[str, str]) -> dict[str, Any]:
+        """The Kafka key is ``{"id": <the id as text>}``; the staged change
+        columns; the documents' typed columns and tagged parse types."""
+        renamed = (
+            {"column_names": dict(names), "document_row_type": tagged_parse_type(document, names)}
+            if names
+            else {}
+        )
+        return {
+            "primary_key": [KEY_FIELD],
+            "key_type": "struct<`id`: string>",
+            "key_fields": ["id"],
+            "columns": [{"name": name} for name in STAGING_COLUMNS],
+            "document_columns": document_columns(document, names),
+            "document_parse_type": tagged_parse_type(document),
+            **renamed,
+            "document": _compact(document.to_json()),
+        }
+
+
+# documents are replayed from patches (macros/connectors/mongodb/), not merged
+# as row images: no history model
+CONNECTOR = MongoDb(
+    name="mongodb",
+    folder="mongodb",
+    title="MongoDB",
+    shape=DOCUMENTS,
+    history=False,
+    events_macro="cdc_mongodb_events",
+    envelope="mongodb",
+    source_docs=SOURCE_DOCS,
+    key_field=KEY_FIELD,
+    staging_columns=STAGING_COLUMNS,
+    current_columns=CURRENT_COLUMNS,
+    current_template="mongodb_current",
+)

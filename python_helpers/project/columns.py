@@ -6,17 +6,19 @@ site's overview), the tests per layer, and the text of a properties file.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import yaml
 
-from python_helpers.connectors import mongodb
+from python_helpers import connectors
 from python_helpers.escaping import dbt_code, jinja_text
 from python_helpers.schema.column_names import is_plain_identifier
+from python_helpers.schema.envelope import row_schema
 from python_helpers.schema.extended_json import DocType
 from python_helpers.schema.metadata_topics import CHANGES
 from python_helpers.schema.spark_types import decode_column
-from python_helpers.spec.generate import TopicSpec, row_schema
+from python_helpers.spec.generate import TopicSpec
 
 # libyaml's emitter when PyYAML has it: `sync` renders every topic's
 # properties each run to compare them with the files (about 10 ms a topic
@@ -169,7 +171,8 @@ def checks_text(tests: list[Any]) -> str:
 
 def document_columns(spec: TopicSpec) -> list[dict[str, Any]]:
     columns = []
-    for column in mongodb.document_columns(spec.document or DocType("doc"), spec.column_names):
+    document = spec.document or DocType("doc")
+    for column in connectors.lookup(spec.connector).document_columns(document, spec.column_names):
         kind = DocType.from_json(column["doc_type"]).kind
         columns.append(
             {
@@ -181,17 +184,6 @@ def document_columns(spec: TopicSpec) -> list[dict[str, Any]]:
             }
         )
     return columns
-
-
-MONGODB_CURRENT_COLUMNS = {
-    "_document": "The whole current document, compact extended JSON (fields in"
-    " document order; what the typed columns do not show is here).",
-    "_cdc_replay_issue": "Null when the document is exact. Otherwise why it may"
-    " not be: `missing_base_document` (an update without a full document came"
-    " before any create/read of this `_id`) or `unsupported_patch: ...` (an"
-    " update the replay cannot apply, quarantined). Cleared by the next full"
-    " document.",
-}
 
 
 TRANSACTION_COLUMNS = {
@@ -296,5 +288,5 @@ SCHEMA_HISTORY_KEY = [
 ]
 
 
-def described(columns: dict[str, str]) -> list[dict[str, Any]]:
+def described(columns: Mapping[str, str]) -> list[dict[str, Any]]:
     return [{"name": name, "description": text} for name, text in columns.items()]

@@ -1,7 +1,8 @@
 """The model files ``sync`` writes, from template files.
 
-Each model's shape is one file under ``python_helpers/templates/``
-(``<name>.sql.j2``), rendered with Jinja. The templates hold dbt's own
+Each model's shape is one file under ``python_helpers/project/templates/``
+(``<name>.sql.j2``; a connector's own under ``python_helpers/connectors/
+templates/``), rendered with Jinja. The templates hold dbt's own
 Jinja (``{{ ref(...) }}``, ``{#- ... -#}``) as text, so their own
 placeholders use other delimiters: ``[[ name ]]`` and ``[% ... %]``.
 """
@@ -15,15 +16,18 @@ from typing import Any
 
 import jinja2
 
+from python_helpers import connectors
 from python_helpers.escaping import jinja_comment, jinja_literal
 
 TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"
+# the templates of a connector's own models (``Connector.current_template``)
+CONNECTOR_TEMPLATE_DIR = Path(connectors.__file__).resolve().parent / "templates"
 
 
 @cache
 def _environment() -> jinja2.Environment:
     environment = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATE_DIR),
+        loader=jinja2.FileSystemLoader([TEMPLATE_DIR, CONNECTOR_TEMPLATE_DIR]),
         variable_start_string="[[",
         variable_end_string="]]",
         block_start_string="[%",

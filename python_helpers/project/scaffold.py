@@ -61,13 +61,15 @@ def _analyst_models(
         }
     staging = {"topic": spec.topic, "connector": spec.connector, "base": names.base}
     current = {
-        connectors.DOCUMENTS: ("mongodb_current", {"topic": spec.topic, "base": names.base}),
-        connectors.ROWS: (
-            "current",
-            {"topic": spec.topic, "key_list": ", ".join(spec.primary_key), "state": names.state},
-        ),
+        connectors.DOCUMENTS: {"topic": spec.topic, "base": names.base},
+        connectors.ROWS: {
+            "topic": spec.topic,
+            "key_list": ", ".join(spec.primary_key),
+            "state": names.state,
+        },
     }[spec.shape]
-    return {"staging": ("staging", staging), "current": current}
+    template = connectors.lookup(spec.connector).current_template
+    return {"staging": ("staging", staging), "current": (template, current)}
 
 
 def scaffold(

@@ -19,8 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from python_helpers import connectors
-from python_helpers.connectors import flattened
-from python_helpers.connectors.mongodb import KEY_FIELD, envelope_schema
 from python_helpers.digest import file_digest
 from python_helpers.land.landing import (
     VALUE_SCHEMA_FILE,
@@ -35,8 +33,9 @@ from python_helpers.project.project_check import check_project
 from python_helpers.project.scaffold import scaffold_all
 from python_helpers.project.topic_properties import history_unsupported, topic_layers
 from python_helpers.schema.column_names import ColumnNameError, spark_key, spark_names
-from python_helpers.schema.connect_schema import ConnectSchema, SchemaError, parse_schema, to_block
-from python_helpers.schema.metadata_topics import CHANGES, METADATA_CONNECTOR, metadata_schema
+from python_helpers.schema.connect_schema import ConnectSchema, SchemaError, parse_schema
+from python_helpers.schema.envelope import SpecError, row_schema
+from python_helpers.schema.metadata_topics import CHANGES, metadata_schema
 from python_helpers.schema.schema_evolution import POLICIES, QUARANTINE, version_raw_columns
 from python_helpers.schema.spark_types import (
     DECIMAL_FORMATS,
@@ -45,7 +44,7 @@ from python_helpers.schema.spark_types import (
 )
 from python_helpers.spec import column_settings, declarations, spec_files, topics
 from python_helpers.spec.declarations import Declared
-from python_helpers.spec.generate import SpecError, TopicSpec, decimal_scales, row_schema
+from python_helpers.spec.generate import TopicSpec, decimal_scales
 from python_helpers.spec.topic_schema import TopicSchemas, scan_file, scan_keys
 
 STATE_FILE = "sync-state.json"
@@ -220,7 +219,8 @@ def _named(spec: TopicSpec, config: Declared, known: TopicSpec | None) -> TopicS
     kept = (known.column_names if known is not None else {}) | _declared_names(config)
     if spec.shape == connectors.DOCUMENTS:
         fields = spec.document.fields if spec.document is not None else ()
-        names = [name for name, _ in fields if name != KEY_FIELD]
+        key = connectors.lookup(spec.connector).key_field
+        names = [name for name, _ in fields if name != key]
         keys: tuple[str, ...] = ()
     else:
         names = [f.name for f in row_schema(spec.value_schema).fields]
@@ -246,20 +246,22 @@ def _declaration(config: Declared, spec: TopicSpec, given: tuple[str, ...]) -> D
 
 
 def _data_key(
-    key_schema: ConnectSchema | None, value_schema: ConnectSchema | None
+    connector: str, key_schema: ConnectSchema | None, value_schema: ConnectSchema | None
 ) -> tuple[str, ...]:
-    """The primary key the data gives: the Kafka key schema's fields, else a
-    Huawei CDL value's `unique` block's; none without either."""
+    """The primary key the data gives: the Kafka key schema's fields, else
+    what the connector's values give (``Connector.data_key``); none without
+    either."""
     if key_schema is not None and key_schema.type == "struct":
         return tuple(f.name for f in key_schema.fields)
-    unique = value_schema.field_named("unique") if value_schema else None
-    if unique is not None and unique.schema.type == "struct":  # Huawei CDL
-        return tuple(f.name for f in unique.schema.fields)
-    return ()
+    if connectors.unsupported(connector) is not None:
+        return ()
+    return connectors.lookup(connector).data_key(value_schema)
 
 
-def _primary_key(collected: TopicSchemas, configured: tuple[str, ...]) -> tuple[str, ...]:
-    return configured or _data_key(collected.key_schema, collected.value_schema)
+def _primary_key(
+    collected: TopicSchemas, connector: str, configured: tuple[str, ...]
+) -> tuple[str, ...]:
+    return configured or _data_key(connector, collected.key_schema, collected.value_schema)
 
 
 def _key_changed(result: SyncResult, old: TopicSpec, new: TopicSpec) -> None:
@@ -383,7 +385,7 @@ def spec_for_topic(
     if collected.kind != CHANGES:
         spec = TopicSpec(
             topic=topic_dir.name,
-            connector=collected.connector or METADATA_CONNECTOR,
+            connector=collected.connector or connectors.metadata_connector().name,
             source_table=None,
             primary_key=(),
             value_schema=metadata_schema(collected.kind, collected.source_fields),
@@ -392,12 +394,13 @@ def spec_for_topic(
         )
         return spec, None
     if collected.connector and connectors.shape_of(collected.connector) == connectors.DOCUMENTS:
+        documents = connectors.lookup(collected.connector)
         spec = TopicSpec(
             topic=topic_dir.name,
             connector=collected.connector,
             source_table=collected.source_table,
-            primary_key=(KEY_FIELD,),
-            value_schema=envelope_schema(collected.source_fields),
+            primary_key=(documents.key_field,),
+            value_schema=documents.builtin_value_schema(collected.source_fields),
             key_schema=None,
             document=collected.document,
         )
@@ -415,23 +418,22 @@ def spec_for_topic(
     connector = collected.connector or connector or config.settings.get("connector")
     if not connector:
         return None, (
-            "no event names its connector (payload.source.connector); a topic of"
-            " ExtractNewRecordState rows without __ metadata fields declares"
-            " `connector: flattened`"
+            "no event names its connector (payload.source.connector); "
+            + connectors.undeclared_help()
         )
     if (problem := connectors.unsupported(str(connector))) is not None:
         return None, f"{problem}: no models, its records are not landed"
     connector = str(connector)
-    layout = connectors.lookup(connector).envelope
-    if layout == flattened.CONNECTOR.envelope and value_schema.field_named("after") is None:
-        # declared `connector: flattened`, its rows without metadata fields
-        value_schema = parse_schema(flattened.as_envelope(to_block(value_schema)))
+    # a declared connector's rows as its envelope (rows without metadata)
+    value_schema = connectors.lookup(connector).value_schema(value_schema)
     collected.value_schema, collected.key_schema = value_schema, key_schema
     spec = TopicSpec(
         topic=topic_dir.name,
         connector=connector,
         source_table=collected.source_table,
-        primary_key=_primary_key(collected, primary_key or _configured_key(config.settings)),
+        primary_key=_primary_key(
+            collected, connector, primary_key or _configured_key(config.settings)
+        ),
         value_schema=value_schema,
         key_schema=key_schema,
         schema_fingerprints=frozenset(collected.schema_fingerprints),
@@ -510,7 +512,7 @@ def _sync_topic(
             result.rebuild.append(topic_dir.name)  # the policy changed, nothing landed
         # the declared key, else (none declared, or one deleted) the data's
         wanted_key = _configured_key(config.settings) or _data_key(
-            stored.key_schema, stored.value_schema
+            stored.connector, stored.key_schema, stored.value_schema
         )
         if wanted_key and stored.primary_key and wanted_key != stored.primary_key:
             rekeyed = replace(specs[topic_dir.name], primary_key=wanted_key)

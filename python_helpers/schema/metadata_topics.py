@@ -38,10 +38,8 @@ KIND_LABELS = {
     NOTIFICATIONS: "notification",
 }
 # the kinds whose events carry no source block: their models take the
-# metadata connector's folder
+# metadata connector's folder (connectors.metadata_connector)
 SOURCELESS = (TRANSACTIONS, NOTIFICATIONS)
-# connector named for a transaction topic, whose events have no source block
-METADATA_CONNECTOR = "debezium"
 
 # Source fields a schema-change event may carry, with their staged types
 # (PostgreSQL, SQL Server and MySQL fields together).

@@ -14,9 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 from python_helpers import connectors
+from python_helpers.schema.envelope import SpecError, row_schema
 from python_helpers.schema.metadata_topics import CHANGES
 from python_helpers.spec.declarations import Declared
-from python_helpers.spec.generate import SpecError, TopicSpec, row_schema
+from python_helpers.spec.generate import TopicSpec
 
 IGNORE_NULL_UPDATES = "ignore_null_updates"
 HISTORY = "history"

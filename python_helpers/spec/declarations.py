@@ -26,7 +26,7 @@ import yaml
 
 from python_helpers.digest import text_md5
 from python_helpers.land.landing import TOPIC_CONFIG_FILE
-from python_helpers.spec.generate import SpecError
+from python_helpers.schema.envelope import SpecError
 
 DECLARATION_DIR = Path("topics")
 SETTINGS = (

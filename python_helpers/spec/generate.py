@@ -15,7 +15,6 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from python_helpers import connectors
-from python_helpers.connectors import flattened, mongodb
 from python_helpers.escaping import spark_identifier
 from python_helpers.schema.connect_schema import (
     ConnectField,
@@ -24,44 +23,11 @@ from python_helpers.schema.connect_schema import (
     parse_schema,
     to_block,
 )
+from python_helpers.schema.envelope import SpecError, row_schema
 from python_helpers.schema.extended_json import DocType, merge
 from python_helpers.schema.metadata_topics import CHANGES, SOURCE_TYPES
 from python_helpers.schema.schema_evolution import QUARANTINE, WIDEN, IncompatibleColumn, widen_with
 from python_helpers.schema.spark_types import BASE64, DECIMAL, NUMERIC, decode_column, raw_type
-
-# Row images: Debezium's before/after, and CDL JSON 1.0's data (= after).
-ROW_IMAGE_FIELDS = ("before", "after", "data")
-# Envelope fields parsed with their declared types; every other envelope
-# field (source, transaction, ts_ms, op, ...) is read leniently as text and
-# cast where it is used, because connectors and documents disagree on
-# whether e.g. event_serial_no or total_order is a JSON number or a string.
-STRICT_FIELDS = (*ROW_IMAGE_FIELDS, "unique")
-# The envelope layouts sync understands (see envelope_kind; a connector can
-# fix its own: connectors.Connector.envelope).
-ENVELOPES = ("debezium", "cdl_json", "cdl_debezium", "mongodb", "flattened")
-# ExtractNewRecordState rows read as the Debezium envelope
-# (cdc_normalize__flattened): their fields.
-FLATTENED_ENVELOPE = ("before", "after", "source", "op", "ts_ms")
-# CDL JSON 1.0 read as the Debezium envelope: its source block.
-CDL_JSON_SOURCE = {
-    "connector": "string",
-    "schema": "string",
-    "table": "string",
-    "ts_ms": "bigint",
-    "lsn": "bigint",
-    "txId": "bigint",
-}
-CDL_EXTRA_FIELDS = (
-    "message_version",
-    "message_type",
-    "unique",
-    "LOB_COLUMNS",
-    "HEARTBEAT_IDENTIFIER",
-)
-
-
-class SpecError(ValueError):
-    """A topic's schema cannot be turned into a staging spec."""
 
 
 @dataclass(frozen=True)
@@ -206,122 +172,34 @@ def _merged_scales(
     return out
 
 
-def envelope_kind(envelope: ConnectSchema) -> str:
-    """Which envelope layout a value schema has: ``cdl_json`` (Huawei CDL
-    JSON, message_version 1.0: OPERATION, data, before),
-    ``cdl_debezium`` (CDL's open-source Debezium JSON, 2.0: the Debezium
-    layout plus message_version) or ``debezium``."""
-    names = {f.name for f in envelope.fields}
-    if {"OPERATION", "data"} <= names:
-        return "cdl_json"
-    if "message_version" in names:
-        return "cdl_debezium"
-    return "debezium"
-
-
-def row_schema(envelope: ConnectSchema) -> ConnectSchema:
-    """The row-image struct: ``before`` and ``after`` (or ``data``) merged."""
-    images = [f.schema for f in envelope.fields if f.name in ROW_IMAGE_FIELDS]
-    if not images or any(image.type != "struct" for image in images):
-        raise SpecError("the value schema has no before/after row structs")
-    merged = images[0]
-    for image in images[1:]:
-        merged = merge_schemas(merged, image)
-    return replace(merged, optional=True)
-
-
-def lenient(schema: ConnectSchema) -> ConnectSchema:
-    """The same shape with every primitive read as text (Spark's from_json
-    reads any JSON number, boolean or string into a string field)."""
-    if schema.type == "struct":
-        fields = tuple(ConnectField(f.name, lenient(f.schema)) for f in schema.fields)
-        return replace(schema, fields=fields)
-    if schema.type == "array" and schema.items is not None:
-        return replace(schema, items=lenient(schema.items))
-    if schema.type == "map" and schema.values is not None:
-        return replace(schema, values=lenient(schema.values))
-    return ConnectSchema("string", optional=True)
-
-
-def envelope_for_parsing(envelope: ConnectSchema) -> ConnectSchema:
-    """The envelope as from_json reads it: the row images sharing one merged
-    row type, metadata fields lenient (see STRICT_FIELDS)."""
-    row = row_schema(envelope)
-    fields = tuple(
-        ConnectField(f.name, row)
-        if f.name in ROW_IMAGE_FIELDS
-        else f
-        if f.name in STRICT_FIELDS
-        else ConnectField(f.name, lenient(f.schema))
-        for f in envelope.fields
-    )
-    return replace(envelope, fields=fields)
-
-
-def _source_types(envelope: ConnectSchema, kind: str) -> dict[str, str]:
-    """The declared Spark type of each source field, as staged."""
-    if kind == "cdl_json":
-        return dict(CDL_JSON_SOURCE)
-    if kind == "flattened":
-        return dict(flattened.SOURCE_TYPES)
-    source = envelope.field_named("source")
-    if source is None or source.schema.type != "struct":
-        return {}
-    return {f.name: raw_type(f.schema) for f in source.schema.fields}
-
-
-def _envelope_fields(envelope: ConnectSchema, kind: str) -> list[str]:
-    """The envelope's fields as the macros see them (CDL JSON 1.0 read as
-    the Debezium envelope)."""
-    names = [f.name for f in envelope.fields]
-    if kind == "flattened":
-        return list(FLATTENED_ENVELOPE)
-    if kind != "cdl_json":
-        return names
-    return ["before", "after", "source", "op"] + [n for n in CDL_EXTRA_FIELDS if n in names]
-
-
 def render_spec(spec: TopicSpec) -> dict[str, Any]:
     """The YAML-ready dict one topic contributes to the generated macro."""
     renderer = {
         connectors.METADATA: _render_metadata_spec,
-        connectors.DOCUMENTS: _render_mongodb_spec,
+        connectors.DOCUMENTS: _render_documents_spec,
     }.get(spec.shape, _render_row_spec)
     return renderer(spec)
 
 
-def flattened_value(envelope: ConnectSchema) -> ConnectSchema:
-    """The value of a flattened topic as from_json reads it: the row's
-    columns, then every metadata field the staging can read (as text)."""
-    row = row_schema(envelope)
-    text = ConnectSchema("string", optional=True)
-    kept = tuple(ConnectField(name, text) for name in flattened.metadata_names())
-    return replace(row, fields=row.fields + kept)
-
-
 def _render_row_spec(spec: TopicSpec) -> dict[str, Any]:
     """The spec of a topic of row images."""
-    kind = connectors.lookup(spec.connector).envelope or envelope_kind(spec.value_schema)
-    envelope = (
-        flattened_value(spec.value_schema)
-        if kind == "flattened"
-        else envelope_for_parsing(spec.value_schema)
-    )
-    source_types = _source_types(spec.value_schema, kind)
+    connector = connectors.lookup(spec.connector)
+    envelope = connector.parsed_value(spec.value_schema)
+    source_types = connector.source_types(spec.value_schema)
     key_schema = spec.key_schema
-    if key_schema is None and kind == "flattened":
+    if key_schema is None and connector.tombstone_deletes:
         key_schema = declared_key_schema(spec)
     return (
         {
             "connector": spec.connector,
-            "envelope": kind,
+            "envelope": connector.envelope_of(spec.value_schema),
             "source_table": spec.source_table,
             "primary_key": list(spec.primary_key),
             "value_type": raw_type(envelope),
             "key_type": raw_type(key_schema) if key_schema else None,
             "key_fields": [f.name for f in key_schema.fields] if key_schema else [],
             "parse_fields": [f.name for f in envelope.fields],
-            "envelope_fields": _envelope_fields(envelope, kind),
+            "envelope_fields": connector.envelope_fields(envelope),
             "source_fields": list(source_types),
             "source_types": source_types,
             "columns": [_column_spec(spec, f) for f in row_schema(spec.value_schema).fields],
@@ -331,9 +209,17 @@ def _render_row_spec(spec: TopicSpec) -> dict[str, Any]:
             "schema_fingerprints": sorted(spec.schema_fingerprints),
             "decimal_format": spec.decimal_format,
         }
-        | ({"tombstone_deletes": True} if kind == "flattened" else {})
+        | ({"tombstone_deletes": True} if connector.tombstone_deletes else {})
+        | _row_images(connector, spec.value_schema)
         | _evolution_spec(spec)
     )
+
+
+def _row_images(connector: connectors.Connector, value_schema: ConnectSchema) -> dict[str, Any]:
+    """The value's row-image fields, when the connector's are not
+    Debezium's (``after``, ``before``)."""
+    images = connector.row_images(value_schema)
+    return {"row_images": list(images)} if images != connectors.ROW_IMAGES else {}
 
 
 def declared_key_schema(spec: TopicSpec) -> ConnectSchema | None:
@@ -418,36 +304,26 @@ def _render_metadata_spec(spec: TopicSpec) -> dict[str, Any]:
     }
 
 
-def _render_mongodb_spec(spec: TopicSpec) -> dict[str, Any]:
-    """A MongoDB topic: the built-in envelope, the staged change columns,
-    and the documents' inferred type (typed columns, tagged parse type)."""
-    source = spec.value_schema.field_named("source")
-    fields = [f.name for f in source.schema.fields] if source else []
-    document = spec.document or DocType("doc")
+def _render_documents_spec(spec: TopicSpec) -> dict[str, Any]:
+    """A topic of documents: the connector's built-in envelope, its staged
+    change columns, and the documents' inferred type (typed columns, tagged
+    parse type)."""
+    connector = connectors.lookup(spec.connector)
+    source_types = connector.source_types(spec.value_schema)
+    documents = connector.document_spec(spec.document or DocType("doc"), spec.column_names)
     return {
         "connector": spec.connector,
-        "envelope": "mongodb",
+        "envelope": connector.envelope_of(spec.value_schema),
         "source_table": spec.source_table,
-        "primary_key": [mongodb.KEY_FIELD],
+        "primary_key": documents.pop("primary_key"),
         "value_type": raw_type(spec.value_schema),
-        "key_type": "struct<`id`: string>",
-        "key_fields": ["id"],
+        "key_type": documents.pop("key_type"),
+        "key_fields": documents.pop("key_fields"),
         "parse_fields": [f.name for f in spec.value_schema.fields],
         "envelope_fields": [f.name for f in spec.value_schema.fields],
-        "source_fields": fields,
-        "source_types": mongodb.source_types(fields),
-        "columns": [{"name": name} for name in mongodb.STAGING_COLUMNS],
-        "document_columns": mongodb.document_columns(document, spec.column_names),
-        "document_parse_type": mongodb.tagged_parse_type(document),
-        **(
-            {
-                "column_names": dict(spec.column_names),
-                "document_row_type": mongodb.tagged_parse_type(document, spec.column_names),
-            }
-            if spec.column_names
-            else {}
-        ),
-        "document": _compact(document.to_json()),
+        "source_fields": list(source_types),
+        "source_types": source_types,
+        **documents,
         "value_schema": _compact(to_block(spec.value_schema)),
         "key_schema": None,
     }

@@ -21,8 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from python_helpers import connectors
-from python_helpers.connectors import flattened
-from python_helpers.connectors.mongodb import observe
 from python_helpers.land.landing import open_binary
 from python_helpers.schema.connect_schema import (
     ConnectSchema,
@@ -31,11 +29,9 @@ from python_helpers.schema.connect_schema import (
     parse_schema,
 )
 from python_helpers.schema.extended_json import DocType
-from python_helpers.schema.metadata_topics import CHANGES, METADATA_CONNECTOR, SOURCELESS, kind_of
+from python_helpers.schema.metadata_topics import CHANGES, SOURCELESS, kind_of
 from python_helpers.schema.schema_evolution import QUARANTINE, IncompatibleColumn, evolve
 
-# Huawei MRS CDL (both message versions) names no Debezium connector.
-CDL_CONNECTOR = "cdl"
 _PLAIN = (b'{"schema":', b',"payload":')
 _ESCAPED = (b'{\\"schema\\":', b',\\"payload\\":')
 # the same marks with any whitespace a JSON writer may put around them
@@ -101,18 +97,19 @@ class TopicSchemas:
         (``fingerprint``: of its schema block's text, when known)."""
         schema = value.get("schema") if "payload" in value else None
         payload = value.get("payload") if "payload" in value else value
-        flat = isinstance(payload, dict) and flattened.recognises(payload)
-        if flat:
-            # a row with the SMT's metadata: never a metadata topic's event,
-            # whatever its columns are called (a row with `id` and `status`)
-            self.connector = self.connector or flattened.CONNECTOR.name
+        # a layout only one connector writes (its source block, if any,
+        # names none): never a metadata topic's event, whatever its columns
+        # are called (a flattened row with `id` and `status`)
+        recognised = connectors.recognising(payload) if isinstance(payload, dict) else None
+        if recognised is not None:
+            self.connector = self.connector or recognised.name
             if isinstance(schema, dict):
-                schema = flattened.as_envelope(schema)
+                schema = recognised.value_block(schema)
         if isinstance(schema, dict) and not self._add_version(schema, fingerprint):
             return
         if not isinstance(payload, dict):
             return
-        kind = CHANGES if flat else kind_of(payload)
+        kind = CHANGES if recognised is not None else kind_of(payload)
         if kind != CHANGES:
             self.kind = kind
             if isinstance(payload.get("source"), dict):
@@ -120,10 +117,8 @@ class TopicSchemas:
                     if name not in self.source_fields:
                         self.source_fields.append(name)
             if kind in SOURCELESS:
-                self.connector = self.connector or METADATA_CONNECTOR
-        if "message_version" in payload or "OPERATION" in payload:
-            self.connector = self.connector or CDL_CONNECTOR
-        documents = _documents_event(payload)
+                self.connector = self.connector or connectors.metadata_connector().name
+        documents = _documents_connector(payload)
         if isinstance(payload.get("source"), dict):
             source = payload["source"]
             self.connector = self.connector or source.get("connector")
@@ -131,12 +126,10 @@ class TopicSchemas:
             for name in source if documents else ():
                 if name not in self.source_fields:
                     self.source_fields.append(name)
-        if documents:
-            self.document = observe(self.document, payload)
-        elif payload.get("TABLE_NAME"):  # CDL JSON 1.0
-            owner = payload.get("SEG_OWNER")
-            table = payload["TABLE_NAME"]
-            self.source_table = self.source_table or (f"{owner}_{table}" if owner else table)
+        if documents is not None:
+            self.document = documents.observe(self.document, payload)
+        elif recognised is not None:
+            self.source_table = self.source_table or recognised.source_table(payload)
 
     def _add_version(self, block: dict[str, Any], fingerprint: str | None) -> bool:
         """Judge one schema version against the table; False when its
@@ -310,9 +303,11 @@ def scan_file(path: Path, is_kcat: bool, result: TopicSchemas, start: int = 0) -
     return position
 
 
-def _documents_event(payload: dict[str, Any]) -> bool:
-    """Whether a value payload is an event of a connector that stages
-    documents (MongoDB's): its documents' fields are observed."""
+def _documents_connector(payload: dict[str, Any]) -> connectors.Connector | None:
+    """The connector of a value payload when it stages documents: its
+    documents' fields are observed."""
     source = payload.get("source")
-    connector = source.get("connector") if isinstance(source, dict) else None
-    return isinstance(connector, str) and connectors.shape_of(connector) == connectors.DOCUMENTS
+    name = source.get("connector") if isinstance(source, dict) else None
+    if not isinstance(name, str) or connectors.shape_of(name) != connectors.DOCUMENTS:
+        return None
+    return connectors.lookup(name)

@@ -9,7 +9,7 @@
     the same names). A tombstone carries no metadata: its `source` is that
     of the newest earlier record of its key, in its batch (`record` ordered
     by partition and offset) or else in the base model's earlier batches
-    (`record._cdc_prior_source`, cdc_flattened_prior_source), so it sorts
+    (`record._cdc_prior_source`, cdc_prior_source__flattened), so it sorts
     right after that record and before any later one. -#}
 {#- The record's headers as a map, computed once per record beside its
     parsed value (cdc_layout_record_columns): up to ~25 metadata lookups of
@@ -120,7 +120,7 @@
     Kafka key (`prior_key`). Only on an incremental run of a topic whose
     tombstones are deletes; reads the base model's key, offset and source
     columns of those keys only. -#}
-{% macro cdc_flattened_prior_source(spec, relation) -%}
+{% macro cdc_prior_source__flattened(spec, relation) -%}
     (
         select
             prior._kafka_key as prior_key,

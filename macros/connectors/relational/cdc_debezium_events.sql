@@ -185,8 +185,10 @@
                             ) as _key_message
                             {%- endif %}
                         from {{ _cdc_landed_records(relation, spec) }} as landed
+                        {#- a tombstone's source: the newest earlier record of its key,
+                            from its layout's cdc_prior_source__<envelope> -#}
                         {%- if spec.tombstone_deletes and is_incremental() %}
-                        left join {{ cdc_indent(cdc_flattened_prior_source(spec, relation), 24) }}
+                        left join {{ cdc_indent(context['cdc_prior_source__' ~ spec.envelope](spec, relation), 24) }}
                             as prior on prior.prior_key = landed.kafka_key
                         {%- endif %}
                     ) as parsed

@@ -7,14 +7,14 @@
 {%- endmacro %}
 
 {#- The `columns` ({name: raw type}) whose value in a row image of `value`
-    (after / before, data for CDL JSON 1.0; wrapped or not) that type
+    (spec.row_images: after / before unless the layout says; wrapped or not) that type
     cannot read, as text: 'column a<label>, column b<label>' ({type} in
     `label` stands for the column's type). Each image is read again one
     column at a time: evaluated for the records a check singled out. The
     images are cut out of the value once (bound to a lambda's argument),
     not once per column. -#}
 {% macro _cdc_unreadable_columns(spec, value, columns, label='') -%}
-    {%- set images = ['data', 'before'] if spec.envelope == 'cdl_json' else ['after', 'before'] -%}
+    {%- set images = spec.get('row_images', ['after', 'before']) -%}
     element_at(transform(
         array(named_struct(
             {%- for image in images %}

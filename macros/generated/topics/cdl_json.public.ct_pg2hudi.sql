@@ -100,6 +100,10 @@
   "14edc66d5350e537685c3eb09c81ce3a"
  ],
  "decimal_format": "base64",
+ "row_images": [
+  "data",
+  "before"
+ ],
  "version_columns": {
   "14edc66d5350e537685c3eb09c81ce3a": {
    "count1": "bigint",
