@@ -127,7 +127,7 @@ def _findings(args: argparse.Namespace) -> tuple[list[Any], int]:
     the state folder alone."""
     from python_helpers.engine.watch_endpoint import state_dir
     from python_helpers.run import alerts, metrics_log, prometheus, quarantine
-    from python_helpers.spec import spec_files
+    from python_helpers.topic import spec_files
 
     state = state_dir()
     newest = alerts.last_rows(metrics_log.read_runs(state, 10_000) or [])

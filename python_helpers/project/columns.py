@@ -18,7 +18,7 @@ from python_helpers.schema.envelope import row_schema
 from python_helpers.schema.extended_json import DocType
 from python_helpers.schema.metadata_topics import CHANGES
 from python_helpers.schema.spark_types import decode_column
-from python_helpers.spec.generate import TopicSpec
+from python_helpers.topic.generate import TopicSpec
 
 # libyaml's emitter when PyYAML has it: `sync` renders every topic's
 # properties each run to compare them with the files (about 10 ms a topic

@@ -37,9 +37,10 @@ from python_helpers.project.transaction_groups import (
     transaction_groups,
 )
 from python_helpers.schema.metadata_topics import CHANGES, KIND_LABELS
-from python_helpers.spec import column_settings
-from python_helpers.spec.generate import TopicSpec
-from python_helpers.spec.topics import Topic
+from python_helpers.topic import column_settings
+from python_helpers.topic.generate import TopicSpec
+from python_helpers.topic.settings import Declaration
+from python_helpers.topic.topics import Topic
 
 # the current-state views that have a transaction-consistent sibling
 CONSISTENT_VIEWS = Path("macros", "generated", "cdc_consistent_views.sql")
@@ -59,7 +60,7 @@ def _templates(
     spec: TopicSpec,
     names: ModelNames,
     layers: list[str],
-    settings: dict[str, Any],
+    declared: Declaration,
     transactions: dict[str, Any],
     scans: dict[str, Any],
 ) -> dict[str, tuple[str, dict[str, Any]]]:
@@ -81,12 +82,12 @@ def _templates(
         "key_list": ", ".join(keys),
         "unique_key": jinja_literal(keys),
         "merge_key": jinja_literal([*keys, "valid_from_position"]),
-        "snapshot_deletes": settings.get("snapshot_deletes"),
+        "snapshot_deletes": declared.snapshot_deletes,
         "snapshot_scans": scans.get("snapshot_scans"),
         "scans_model": scans.get("scans_model"),
         "column_configs": {
             name: jinja_literal(value)
-            for name, value in column_settings.model_configs(settings, spec.column_names).items()
+            for name, value in column_settings.model_configs(declared, spec.column_names).items()
         },
     }
     base: tuple[str, dict[str, Any]]
@@ -94,8 +95,8 @@ def _templates(
         base = ("metadata_base", common | {"kind": KIND_LABELS[spec.kind]})
     else:
         macro = connectors.lookup(spec.connector).events_macro
-        limit = settings.get("max_value_bytes")
-        base = ("base", common | {"events_macro": macro, "max_value_bytes": limit})
+        limits = {"max_value_bytes": declared.max_value_bytes}
+        base = ("base", common | {"events_macro": macro} | limits)
     wanted = {
         "base": base,
         "quarantine": ("quarantine", common),
@@ -209,7 +210,7 @@ def wanted_files(
     all_names = {name: ModelNames.for_topic(topic) for name, topic in every.items()}
     groups = transaction_groups(specs)
     members = member_groups(groups)
-    scans = scan_sources(specs, {name: topic.settings for name, topic in every.items()})
+    scans = scan_sources(specs, {name: topic.declaration for name, topic in every.items()})
     wanted: dict[Path, str] = {}
     for name, topic in topics.items():
         spec, names = topic.spec, all_names[name]
@@ -219,11 +220,11 @@ def wanted_files(
         group_fields = _transaction_fields(group, all_names) if group else {}
         source = scans.get(name)
         scan_fields = _scan_fields(source, all_names) if source else {}
-        templates = _templates(spec, names, generated, topic.settings, group_fields, scan_fields)
+        templates = _templates(spec, names, generated, topic.declaration, group_fields, scan_fields)
         texts: dict[Path, str] = {}
         for layer, (template, fields) in templates.items():
             texts[project / names.path(layer)] = model_templates.render(template, **fields)
-        entries = model_entries(spec, names, layers, topic.settings)
+        entries = model_entries(spec, names, layers, topic.declaration)
         header = properties_header(name) + PROPERTIES_NOTE
         texts[project / names.properties()] = properties_text(entries, header)
         if failed is not None and (why := _unsafe(texts, entries)) is not None:

@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 
 from python_helpers.project import generated_models
-from python_helpers.spec.spec_files import SPEC_DIR
+from python_helpers.topic.spec_files import SPEC_DIR
 
 COPIED = (
     ".gitattributes",

@@ -13,8 +13,8 @@ from pathlib import Path
 from python_helpers import connectors
 from python_helpers.naming import entity_name, raw_table_name
 from python_helpers.schema.metadata_topics import SCHEMA_CHANGES
-from python_helpers.spec.generate import TopicSpec
-from python_helpers.spec.topics import Topic
+from python_helpers.topic.generate import TopicSpec
+from python_helpers.topic.topics import Topic
 
 MODELS_DIR = Path("models")
 # under MODELS_DIR: what sync writes and rewrites (so marked in .gitattributes)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from python_helpers.project.model_names import MODELS_DIR, ModelNames
 from python_helpers.project.topic_properties import ANALYST_LAYERS
-from python_helpers.spec.topics import Topic
+from python_helpers.topic.topics import Topic
 
 # the layers whose model names a topic claims: every field of ModelNames
 # that names a model

@@ -19,11 +19,11 @@ lineage stays their own.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from python_helpers import connectors
 from python_helpers.schema.metadata_topics import CHANGES, NOTIFICATIONS
-from python_helpers.spec.generate import TopicSpec
+from python_helpers.topic.generate import TopicSpec
+from python_helpers.topic.settings import Declaration
 
 
 @dataclass(frozen=True)
@@ -34,15 +34,16 @@ class ScanSource:
     data_collection: str
 
 
-def notification_prefix(topic: str, declared: dict[str, Any]) -> str:
+def notification_prefix(topic: str, declared: Declaration | None) -> str:
     """The topic prefix a notification topic speaks for."""
-    given = declared.get("notifications_for")
-    return str(given) if given else topic.rpartition(".")[0] or topic
+    given = declared.notifications_for if declared is not None else None
+    return given or topic.rpartition(".")[0] or topic
 
 
-def _member(spec: TopicSpec, declared: dict[str, Any]) -> bool:
+def _member(spec: TopicSpec, declared: Declaration | None) -> bool:
     return (
-        declared.get("snapshot_deletes") is True
+        declared is not None
+        and declared.snapshot_deletes is True
         and spec.kind == CHANGES
         and bool(spec.primary_key)
         and connectors.shape_of(spec.connector) == connectors.ROWS
@@ -50,19 +51,19 @@ def _member(spec: TopicSpec, declared: dict[str, Any]) -> bool:
 
 
 def scan_sources(
-    specs: dict[str, TopicSpec], settings: dict[str, dict[str, Any]]
+    specs: dict[str, TopicSpec], declared: dict[str, Declaration]
 ) -> dict[str, ScanSource]:
     """The scan source of each member topic of ``specs``, by topic (the
     notification topic of the longest matching prefix, when two match)."""
     prefixes = {
-        notification_prefix(topic, settings.get(topic, {})): topic
+        notification_prefix(topic, declared.get(topic)): topic
         for topic, spec in sorted(specs.items())
         if spec.kind == NOTIFICATIONS
     }
     found: dict[str, ScanSource] = {}
     for topic, spec in sorted(specs.items()):
         matching = [p for p in prefixes if topic.startswith(p + ".")]
-        if not matching or not _member(spec, settings.get(topic, {})):
+        if not matching or not _member(spec, declared.get(topic)):
             continue
         prefix = max(matching, key=len)
         found[topic] = ScanSource(prefixes[prefix], topic.removeprefix(prefix + "."))

@@ -31,8 +31,8 @@ from python_helpers.schema.metadata_topics import (
     SCHEMA_CHANGES,
     TRANSACTIONS,
 )
-from python_helpers.spec.generate import TopicSpec
-from python_helpers.spec.topics import Topic
+from python_helpers.topic.generate import TopicSpec
+from python_helpers.topic.topics import Topic
 
 # the analysts' table of each metadata kind: its template
 ANALYST_TEMPLATES = {

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from python_helpers import connectors
 from python_helpers.escaping import dbt_code
-from python_helpers.spec.generate import TopicSpec, render_spec
+from python_helpers.topic.generate import TopicSpec, render_spec
 
 DOC_FILE = Path("models", "generated", "docs", "_cdc_source_columns.md")
 

@@ -11,44 +11,34 @@ models for topics that have none.
 
 from __future__ import annotations
 
-import json
-import re
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from python_helpers import connectors
-from python_helpers.digest import file_digest
 from python_helpers.land.landing import (
-    VALUE_SCHEMA_FILE,
-    LandingFile,
     refused_dirs,
     topic_dirs,
-    topic_files,
 )
 from python_helpers.project import generated_models, name_claims
 from python_helpers.project.code_check import sql_problem
 from python_helpers.project.project_check import check_project
 from python_helpers.project.scaffold import scaffold_all
 from python_helpers.project.topic_properties import history_unsupported, topic_layers
-from python_helpers.schema.column_names import ColumnNameError, spark_key, spark_names
-from python_helpers.schema.connect_schema import ConnectSchema, SchemaError, parse_schema
 from python_helpers.schema.envelope import SpecError, row_schema
-from python_helpers.schema.metadata_topics import CHANGES, metadata_schema
-from python_helpers.schema.schema_evolution import POLICIES, QUARANTINE, version_raw_columns
+from python_helpers.schema.metadata_topics import CHANGES
 from python_helpers.schema.spark_types import (
-    DECIMAL_FORMATS,
     check_decodable,
     unkept_nested_fields,
 )
-from python_helpers.spec import column_settings, declarations, spec_files, topics
-from python_helpers.spec.declarations import Declared
-from python_helpers.spec.generate import TopicSpec, decimal_scales
-from python_helpers.spec.topic_schema import TopicSchemas, scan_file, scan_keys
+from python_helpers.topic import column_settings, declarations, spec_files, topics
+from python_helpers.topic.declarations import Declared
+from python_helpers.topic.generate import TopicSpec
+from python_helpers.topic.resolve import ScanState, collect_topic, data_key, named, spec_for_topic
+from python_helpers.topic.settings import Declaration
 
 STATE_FILE = "sync-state.json"
-_HEAD = 1 << 16
 
 
 @dataclass
@@ -84,154 +74,6 @@ class SyncResult:
     files_unchanged: int = 0
 
 
-def _configured_key(config: dict[str, Any]) -> tuple[str, ...]:
-    key = config.get("primary_key") or ()
-    return (key,) if isinstance(key, str) else tuple(str(k) for k in key)
-
-
-NO_SCHEMA_HELP = (
-    "{events} events and none carries a schema block (JsonConverter "
-    "schemas.enable=false). Give the topic a schema: `schema_from: <topic>` in "
-    "its declaration {declaration} (a landed topic of the same table whose events carry "
-    "schema blocks), or the Kafka Connect value schema block in "
-    "{folder}/value-schema.json"
-)
-
-
-def _given_schema(
-    topic_dir: Path, config: Declared, specs: dict[str, TopicSpec]
-) -> tuple[ConnectSchema | None, ConnectSchema | None, str | None]:
-    """A schema given for a topic whose events carry none: (value schema,
-    key schema, connector), or Nones. Raises SpecError naming what is wrong."""
-    source = config.settings.get("schema_from")
-    if source:
-        known = specs.get(str(source))
-        if known is None:
-            raise SpecError(
-                f"{config.origin}: schema_from names topic {source!r}, "
-                "which has no generated schema (land it too)"
-            )
-        return known.value_schema, known.key_schema, known.connector
-    schema_file = topic_dir / VALUE_SCHEMA_FILE
-    if schema_file.exists():
-        try:
-            block = json.loads(schema_file.read_text(encoding="utf-8"))
-            if isinstance(block, dict) and isinstance(block.get("schema"), dict):
-                block = block["schema"]  # a whole {"schema", "payload"} event
-            return parse_schema(block), None, None
-        except (ValueError, SchemaError) as error:
-            raise SpecError(f"{schema_file}: not a Kafka Connect schema block: {error}") from None
-    return None, None, None
-
-
-def _choice(config: Declared, key: str, choices: tuple[str, ...], what: str) -> str:
-    """A setting that takes one of ``choices`` (the first is the default); a
-    wrong value stops sync naming the file."""
-    value = str(config.settings.get(key, choices[0])).lower()
-    if value not in choices:
-        raise SpecError(
-            f"{config.origin}: {key} is {value!r}; expected one of {', '.join(choices)} ({what})"
-        )
-    return value
-
-
-def _decimal_format(config: Declared) -> str:
-    """The converter's decimal.format as declared (default base64)."""
-    return _choice(config, "decimal_format", DECIMAL_FORMATS, "the JsonConverter's decimal.format")
-
-
-def _schema_changes(config: Declared) -> str:
-    """The topic's schema-change policy (``schema_changes``, see
-    schema_evolution; default quarantine)."""
-    return _choice(config, "schema_changes", POLICIES, "see schema_evolution")
-
-
-def _flag(config: Declared, name: str) -> bool:
-    """A true/false setting (false when absent)."""
-    value = config.settings.get(name, False)
-    if not isinstance(value, bool):
-        raise SpecError(f"{config.origin}: {name} is {value!r}; expected true or false")
-    return value
-
-
-def _wants_history(config: Declared) -> bool:
-    """``history: true`` (or the columns it tracks): scaffold an SCD type 2
-    history model."""
-    return column_settings.wants_history(config)
-
-
-def _validated(config: Declared) -> Declared:
-    """``config`` once each of its settings is checked (a wrong one stops
-    sync, naming the file it came from)."""
-    _decimal_format(config)
-    _schema_changes(config)
-    _wants_history(config)
-    column_settings.ignore_null_updates(config)
-    _flag(config, "snapshot_deletes")
-    _flag(config, "changes")
-    prefix = config.settings.get("notifications_for")
-    if prefix is not None and (not isinstance(prefix, str) or not prefix):
-        raise SpecError(
-            f"{config.origin}: notifications_for is {prefix!r}; expected a topic prefix"
-        )
-    limit = config.settings.get("max_value_bytes")
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-        raise SpecError(f"{config.origin}: max_value_bytes is {limit!r}; expected bytes, >= 1")
-    _declared_names(config)
-    column_settings.declared_docs(config)
-    model_name = config.settings.get("model_name")
-    if model_name is not None and not (
-        isinstance(model_name, str) and re.fullmatch(r"[a-z_][a-z0-9_]{0,199}", model_name)
-    ):
-        raise SpecError(
-            f"{config.origin}: model_name is {model_name!r}; expected a lowercase identifier"
-            " (letters, digits, underscores; at most 200)"
-        )
-    key = config.settings.get("primary_key")
-    if key is not None and not (
-        isinstance(key, str) or (isinstance(key, list) and all(isinstance(k, str) for k in key))
-    ):
-        raise SpecError(f"{config.origin}: primary_key is {key!r}; expected a column or a list")
-    return config
-
-
-def _declared_names(config: Declared) -> dict[str, str]:
-    """The declaration's ``column_names`` ({source column: Spark column}),
-    checked: a wrong one leaves the topic out, naming the file."""
-    value = config.settings.get("column_names") or {}
-    problem = None
-    if not isinstance(value, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) and v for k, v in value.items()
-    ):
-        problem = "expected a mapping {source column: Spark column}"
-    elif len({spark_key(v) for v in value.values()}) != len(value):
-        problem = "two source columns map to one Spark column (Spark compares names ignoring case)"
-    if problem is not None:
-        raise SpecError(f"{config.origin}: column_names is {value!r}; {problem}")
-    return dict(value)
-
-
-def _named(spec: TopicSpec, config: Declared, known: TopicSpec | None) -> TopicSpec:
-    """``spec`` with its row columns' Spark names (column_names): the
-    declaration's mapping first, then the stored spec's, then the rule."""
-    if spec.kind != CHANGES:
-        return spec
-    kept = (known.column_names if known is not None else {}) | _declared_names(config)
-    if spec.shape == connectors.DOCUMENTS:
-        fields = spec.document.fields if spec.document is not None else ()
-        key = connectors.lookup(spec.connector).key_field
-        names = [name for name, _ in fields if name != key]
-        keys: tuple[str, ...] = ()
-    else:
-        names = [f.name for f in row_schema(spec.value_schema).fields]
-        keys = spec.primary_key
-    try:
-        mapping = spark_names(names, keys, kept)
-    except ColumnNameError as error:
-        raise SpecError(str(error)) from None
-    return spec if mapping == spec.column_names else replace(spec, column_names=mapping)
-
-
 def _declaration(config: Declared, spec: TopicSpec, given: tuple[str, ...]) -> Declared:
     """What sync writes as the topic's declaration: the person's settings
     (the declaration's, a landing topic.yml's it imports) and a key given
@@ -245,25 +87,6 @@ def _declaration(config: Declared, spec: TopicSpec, given: tuple[str, ...]) -> D
     return Declared(config.topic, settings, config.origin, config.imported)
 
 
-def _data_key(
-    connector: str, key_schema: ConnectSchema | None, value_schema: ConnectSchema | None
-) -> tuple[str, ...]:
-    """The primary key the data gives: the Kafka key schema's fields, else
-    what the connector's values give (``Connector.data_key``); none without
-    either."""
-    if key_schema is not None and key_schema.type == "struct":
-        return tuple(f.name for f in key_schema.fields)
-    if connectors.unsupported(connector) is not None:
-        return ()
-    return connectors.lookup(connector).data_key(value_schema)
-
-
-def _primary_key(
-    collected: TopicSchemas, connector: str, configured: tuple[str, ...]
-) -> tuple[str, ...]:
-    return configured or _data_key(connector, collected.key_schema, collected.value_schema)
-
-
 def _key_changed(result: SyncResult, old: TopicSpec, new: TopicSpec) -> None:
     """A topic whose merge key changed: its generated models take the new
     key, and its models are rebuilt from the raw landing (a table merged on
@@ -274,181 +97,6 @@ def _key_changed(result: SyncResult, old: TopicSpec, new: TopicSpec) -> None:
         " models are rebuilt from the raw landing at the next run; the key tests in its"
         " current-state view's properties are yours to update"
     )
-
-
-def _head_digest(path: Path, length: int) -> str:
-    return file_digest(path, min(length, _HEAD))
-
-
-@dataclass
-class ScanState:
-    """Where each landing file's scan stopped, and which schema texts each
-    topic has shown, as of the generated spec files whose digest it names."""
-
-    specs_digest: str = ""
-    files: dict[str, dict[str, Any]] = field(default_factory=dict)
-    seen: dict[str, list[str]] = field(default_factory=dict)
-
-    @classmethod
-    def load(cls, path: Path | None, digest: str) -> ScanState:
-        if path is None or not path.exists():
-            return cls(digest)
-        loaded = json.loads(path.read_text(encoding="utf-8"))
-        if loaded.get("specs_digest") != digest:
-            return cls(digest)  # the specs changed behind sync's back: rescan
-        return cls(digest, loaded.get("files", {}), loaded.get("seen", {}))
-
-    def save(self, path: Path, digest: str) -> None:
-        self.specs_digest = digest
-        path.parent.mkdir(parents=True, exist_ok=True)
-        body = {"specs_digest": self.specs_digest, "files": self.files, "seen": self.seen}
-        path.write_text(json.dumps(body, sort_keys=True), encoding="utf-8")
-
-    def resume_at(self, item: LandingFile) -> int | None:
-        """Byte offset to resume ``item`` at, or None when nothing is new."""
-        stat = item.path.stat()
-        known = self.files.get(str(item.path.resolve()))
-        if known is None:
-            return 0
-        if (known["size"], known["mtime_ns"]) == (stat.st_size, stat.st_mtime_ns):
-            return None
-        if item.compressed:
-            return 0  # a compressed file that changed is scanned whole
-        if stat.st_size < known["scanned"]:
-            return 0
-        if _head_digest(item.path, known["scanned"]) != known["head"]:
-            return 0
-        return int(known["scanned"])
-
-    def forget(self, topic_dir: Path) -> None:
-        """Scan the topic's files again next time (its sync failed)."""
-        folder = str(topic_dir.resolve())
-        self.files = {
-            path: known for path, known in self.files.items() if not path.startswith(folder + "/")
-        }
-        self.seen.pop(topic_dir.name, None)
-
-    def scanned(self, item: LandingFile, offset: int) -> None:
-        stat = item.path.stat()
-        self.files[str(item.path.resolve())] = {
-            "size": stat.st_size,
-            "mtime_ns": stat.st_mtime_ns,
-            "scanned": offset,
-            "head": _head_digest(item.path, offset),
-        }
-
-
-def collect_topic(
-    topic_dir: Path, state: ScanState, known: TopicSpec | None = None, policy: str = QUARANTINE
-) -> tuple[TopicSchemas, bool, int]:
-    """Scan what is new in one topic folder: (schemas, anything new, bytes).
-    A MongoDB topic's new events are read against the document type already
-    ``known`` (an update's `tags.0` addresses an item of a known array); new
-    schema versions are judged against the table schema ``known`` holds,
-    under the topic's schema-change ``policy``."""
-    collected = TopicSchemas(
-        topic_dir.name,
-        seen=set(state.seen.get(topic_dir.name, ())),
-        document=known.document if known is not None else None,
-        policy=policy,
-        established=known.value_schema if known is not None else None,
-    )
-    new = False
-    scanned = 0
-    for item in topic_files(topic_dir):
-        start = state.resume_at(item)
-        if start is None:
-            continue
-        new = True
-        end = scan_file(item.path, item.is_kcat, collected, start)
-        if item.keys is not None:
-            scan_keys(item.keys, collected)
-        scanned += end - start
-        state.scanned(item, end)
-    state.seen[topic_dir.name] = sorted(collected.seen)
-    return collected, new, scanned
-
-
-def spec_for_topic(
-    topic_dir: Path,
-    collected: TopicSchemas,
-    config: Declared,
-    primary_key: tuple[str, ...] = (),
-    specs: dict[str, TopicSpec] | None = None,
-) -> tuple[TopicSpec | None, str | None]:
-    """The spec of what was collected of one topic, or ``(None, reason)``.
-    A topic without schema blocks uses the schema its declaration or folder
-    gives (see NO_SCHEMA_HELP), resolved against ``specs``."""
-    declared = config.settings.get("connector")
-    if declared is not None and connectors.shape_of(str(declared)) == connectors.ROWS:
-        collected.kind = CHANGES  # a declared row topic (its rows may look like metadata)
-    if collected.kind != CHANGES:
-        spec = TopicSpec(
-            topic=topic_dir.name,
-            connector=collected.connector or connectors.metadata_connector().name,
-            source_table=None,
-            primary_key=(),
-            value_schema=metadata_schema(collected.kind, collected.source_fields),
-            key_schema=None,
-            kind=collected.kind,
-        )
-        return spec, None
-    if collected.connector and connectors.shape_of(collected.connector) == connectors.DOCUMENTS:
-        documents = connectors.lookup(collected.connector)
-        spec = TopicSpec(
-            topic=topic_dir.name,
-            connector=collected.connector,
-            source_table=collected.source_table,
-            primary_key=(documents.key_field,),
-            value_schema=documents.builtin_value_schema(collected.source_fields),
-            key_schema=None,
-            document=collected.document,
-        )
-        return spec, None
-    value_schema, key_schema, connector = collected.value_schema, collected.key_schema, None
-    if value_schema is None:
-        try:
-            value_schema, key_schema, connector = _given_schema(topic_dir, config, specs or {})
-        except SpecError as error:
-            return None, str(error)
-    if value_schema is None:
-        return None, NO_SCHEMA_HELP.format(
-            events=collected.events, folder=topic_dir, declaration=config.origin
-        )
-    connector = collected.connector or connector or config.settings.get("connector")
-    if not connector:
-        return None, (
-            "no event names its connector (payload.source.connector); "
-            + connectors.undeclared_help()
-        )
-    if (problem := connectors.unsupported(str(connector))) is not None:
-        return None, f"{problem}: no models, its records are not landed"
-    connector = str(connector)
-    # a declared connector's rows as its envelope (rows without metadata)
-    value_schema = connectors.lookup(connector).value_schema(value_schema)
-    collected.value_schema, collected.key_schema = value_schema, key_schema
-    spec = TopicSpec(
-        topic=topic_dir.name,
-        connector=connector,
-        source_table=collected.source_table,
-        primary_key=_primary_key(
-            collected, connector, primary_key or _configured_key(config.settings)
-        ),
-        value_schema=value_schema,
-        key_schema=key_schema,
-        schema_fingerprints=frozenset(collected.schema_fingerprints),
-        decimal_scales=decimal_scales(collected.versions),
-        decimal_format=_decimal_format(config),
-        schema_changes=_schema_changes(config),
-        incompatible_versions={fp: tuple(c) for fp, c in collected.incompatible.items()},
-        invalid_versions=dict(collected.invalid),
-        version_columns={
-            fp: columns
-            for fp, schema in collected.versions.items()
-            if (columns := version_raw_columns(schema))
-        },
-    )
-    return spec, None
 
 
 def _leave_out_unsafe(
@@ -482,7 +130,7 @@ def _leave_out_unsafe(
         if spec_files.spec_path(project, topic).exists():
             stored = spec_files.read_file(spec_files.spec_path(project, topic).read_text("utf-8"))
             specs[topic] = stored
-            every[topic] = topics.Topic(stored, topics.stored_settings(project, topic))
+            every[topic] = topics.Topic(stored, topics.stored(project, topic))
         else:
             specs.pop(topic, None)
             every.pop(topic, None)
@@ -491,7 +139,7 @@ def _leave_out_unsafe(
 
 def _sync_topic(
     topic_dir: Path,
-    config: Declared,
+    config: Declaration,
     state: ScanState,
     specs: dict[str, TopicSpec],
     result: SyncResult,
@@ -501,7 +149,7 @@ def _sync_topic(
     """Scan what is new of one topic and bring its spec up to date in
     ``specs`` and ``result`` (or note why it is skipped or left out)."""
     started = time.monotonic()
-    policy = _schema_changes(config)
+    policy = config.schema_changes
     collected, new, scanned = collect_topic(topic_dir, state, specs.get(topic_dir.name), policy)
     result.bytes_scanned += scanned
     if not new and topic_dir.name in specs:
@@ -511,7 +159,7 @@ def _sync_topic(
         if stored.incompatible_versions and not specs[topic_dir.name].incompatible_versions:
             result.rebuild.append(topic_dir.name)  # the policy changed, nothing landed
         # the declared key, else (none declared, or one deleted) the data's
-        wanted_key = _configured_key(config.settings) or _data_key(
+        wanted_key = config.primary_key or data_key(
             stored.connector, stored.key_schema, stored.value_schema
         )
         if wanted_key and stored.primary_key and wanted_key != stored.primary_key:
@@ -519,13 +167,13 @@ def _sync_topic(
             specs[topic_dir.name] = result.specs[topic_dir.name] = rekeyed
             _key_changed(result, stored, rekeyed)
         try:
-            named = _named(specs[topic_dir.name], config, stored)
+            renamed = named(specs[topic_dir.name], config, stored)
         except SpecError as error:
             result.failed[topic_dir.name] = str(error)
             del result.specs[topic_dir.name]
             specs[topic_dir.name] = stored
             return
-        specs[topic_dir.name] = result.specs[topic_dir.name] = named
+        specs[topic_dir.name] = result.specs[topic_dir.name] = renamed
         return
     if progress is not None and scanned:
         progress(
@@ -560,7 +208,7 @@ def _sync_topic(
         result.skipped[spec.topic] = str(error)
         return
     try:
-        spec = _named(spec, config, known)
+        spec = named(spec, config, known)
     except SpecError as error:
         result.failed[spec.topic] = str(error)
         return
@@ -597,20 +245,23 @@ def sync(
     keys = primary_keys or {}
     # each topic's declaration (a wrong setting leaves its topic out, by name)
     configs: dict[str, Declared] = {}
+    parsed: dict[str, Declaration] = {}
     for topic_dir in list(dirs):
         try:
-            configs[topic_dir.name] = _validated(declarations.declared(project, topic_dir))
+            config = declarations.declared(project, topic_dir)
+            parsed[topic_dir.name] = Declaration.parse(config.settings, config.origin)
+            configs[topic_dir.name] = config
         except SpecError as error:
             result.failed[topic_dir.name] = str(error)
             dirs.remove(topic_dir)
     # topics that borrow another topic's schema go after the others
-    dirs.sort(key=lambda d: bool(configs[d.name].settings.get("schema_from")))
+    dirs.sort(key=lambda d: parsed[d.name].schema_from is not None)
     for topic_dir in dirs:
         known = specs.get(topic_dir.name)
         try:
             _sync_topic(
                 topic_dir,
-                configs[topic_dir.name],
+                parsed[topic_dir.name],
                 state,
                 specs,
                 result,
@@ -633,7 +284,11 @@ def sync(
         if topic in configs
     }
     # every topic of the project resolved once: what each generator reads
-    every = topics.resolve(project, specs, {t: item.settings for t, item in declared.items()})
+    every = topics.resolve(
+        project,
+        specs,
+        {t: Declaration.parse(item.settings, item.origin) for t, item in declared.items()},
+    )
     # a new topic whose names another topic or file has is left out alone
     for refused, why in name_claims.clashes(project, every, set(result.specs) - stored).items():
         result.failed[refused] = why

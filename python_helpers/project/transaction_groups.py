@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from python_helpers import connectors
 from python_helpers.schema.metadata_topics import CHANGES, TRANSACTIONS
-from python_helpers.spec.generate import TopicSpec
+from python_helpers.topic.generate import TopicSpec
 
 SUFFIX = ".transaction"
 

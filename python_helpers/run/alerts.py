@@ -62,7 +62,7 @@ def topic_limits(
     """Each topic's limits: its declaration's, else the command's options
     (``given``), else the project vars, else DEFAULTS; a declaration that is
     not a duration raises ValueError naming its file."""
-    from python_helpers.spec.topics import stored_settings
+    from python_helpers.topic.topics import stored_settings
 
     base = {name: seconds(value) for name, value in DEFAULTS.items()}
     base |= project_limits(project)

@@ -32,7 +32,7 @@ from python_helpers.run import build_plan, checks, rebuilds
 from python_helpers.run.dbt_session import DbtSession
 from python_helpers.run.tail import Tail
 from python_helpers.schema.envelope import SpecError
-from python_helpers.spec import spec_files
+from python_helpers.topic import spec_files
 
 # a project's own landing folder (`init` makes one), else this checkout's samples
 PROJECT_LANDING = Path(LANDING)

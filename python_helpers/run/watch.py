@@ -39,7 +39,7 @@ from python_helpers.land import landing_memory
 from python_helpers.run import metrics, metrics_http, pipeline
 from python_helpers.run.dbt_session import DbtSession
 from python_helpers.run.tail import Tail
-from python_helpers.spec import spec_files
+from python_helpers.topic import spec_files
 
 LOG_FILE = Path("watch") / "watch.log"
 RETRY_SECONDS = 10.0

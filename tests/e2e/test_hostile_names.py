@@ -61,7 +61,7 @@ from project_runs import free_port, run_in
 from python_helpers.engine.thrift import listening
 from python_helpers.project.init_project import fresh_project
 from python_helpers.schema.column_names import nested_names, spark_key
-from python_helpers.spec import spec_files
+from python_helpers.topic import spec_files
 
 pytestmark = pytest.mark.spark
 

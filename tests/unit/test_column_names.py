@@ -26,7 +26,7 @@ from python_helpers.schema.column_names import (
     spark_key,
     spark_names,
 )
-from python_helpers.spec import spec_files
+from python_helpers.topic import spec_files
 
 NAMES = st.lists(
     st.one_of(

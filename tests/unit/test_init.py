@@ -10,7 +10,7 @@ import pytest
 from project_paths import PROJECT
 
 from python_helpers.project.init_project import InitError, init_project, templated
-from python_helpers.spec.spec_files import SPEC_DIR
+from python_helpers.topic.spec_files import SPEC_DIR
 
 
 def test_init_writes_the_machinery_without_the_samples(tmp_path: Path) -> None:

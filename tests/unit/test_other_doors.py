@@ -15,7 +15,7 @@ from kcat import field
 from python_helpers.engine.watch_endpoint import check_bind, is_loopback
 from python_helpers.land.landing import landing_paths, refused_dirs, topic_dirs, topic_name_problem
 from python_helpers.project.sync import sync
-from python_helpers.spec.declarations import DeclarationError, declared
+from python_helpers.topic.declarations import DeclarationError, declared
 
 
 def test_only_kafka_topic_names_inside_the_landing_are_landed(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ PACKAGE = PROJECT / "python_helpers"
 LAYERS = [
     {"escaping", "digest", "naming", "sequences", "engine"},  # text, names, runs, Spark
     {"schema", "connectors", "land"},  # reading: schema blocks, connectors, landings
-    {"spec"},  # a topic resolved: declaration + schema versions
+    {"topic"},  # a topic resolved: declaration + schema versions
     {"project"},  # generation: sync, models, properties
     {"run", "cli", "__main__"},  # running
 ]

@@ -16,8 +16,8 @@ from project_paths import ORDERS_TOPIC, SAMPLE_LANDING
 from python_helpers.project.sync import sync
 from python_helpers.schema.connect_schema import ConnectSchema, parse_schema
 from python_helpers.schema.schema_evolution import compatible
-from python_helpers.spec import spec_files
-from python_helpers.spec.generate import render_spec
+from python_helpers.topic import spec_files
+from python_helpers.topic.generate import render_spec
 
 BAD_FILE = "orders-zz-bad-input-kcat.jsonl"
 

@@ -23,8 +23,9 @@ from python_helpers.schema.connect_schema import (
     parse_schema,
 )
 from python_helpers.schema.schema_evolution import QUARANTINE, evolve
-from python_helpers.spec import spec_files
-from python_helpers.spec.topic_schema import TopicSchemas, scan_file
+from python_helpers.topic import spec_files
+from python_helpers.topic.settings import Declaration
+from python_helpers.topic.topic_schema import TopicSchemas, scan_file
 
 
 def assert_left_out(result: SyncResult, pattern: str) -> None:
@@ -647,8 +648,9 @@ def test_notification_topics_report_the_scans_of_their_prefix_topics(
     notice = {"id": "x", "aggregate_type": "Incremental Snapshot", "type": "STARTED"}
     assert kind_of(notice) == NOTIFICATIONS and kind_of(notice | {"before": None}) != NOTIFICATIONS
     assert "`additional_data`: map<string, string>" in raw_type(metadata_schema(NOTIFICATIONS, []))
-    declared = {topic: {"snapshot_deletes": True} for topic in specs}
-    declared["shop.public.orders"] = {}
+    here = Path("topics")
+    declared = {topic: Declaration(here, snapshot_deletes=True) for topic in specs}
+    declared["shop.public.orders"] = Declaration(here)
     sources = scan_sources(specs, declared)
     assert sources["shop.public.stock"].notification_topic == "shop.notifications"
     assert "shop.public.orders" not in sources  # it does not declare snapshot_deletes
@@ -656,8 +658,9 @@ def test_notification_topics_report_the_scans_of_their_prefix_topics(
     assert sources["server1.testDB.dbo.stock"].data_collection == "testDB.dbo.stock"
     assert sources["shopdb.shop.stock"].notification_topic == "shopdb.notifications"
     assert "bank.public.orders" not in sources and "server1.notifications" not in sources
-    assert notification_prefix("cdc-notices", {"notifications_for": "bank"}) == "bank"
-    moved = scan_sources(specs, declared | {"shop.notifications": {"notifications_for": "bank"}})
+    bank = Declaration(here, notifications_for="bank")
+    assert notification_prefix("cdc-notices", bank) == "bank"
+    moved = scan_sources(specs, declared | {"shop.notifications": bank})
     assert moved["bank.public.orders"].data_collection == "public.orders"
     assert "shop.public.stock" not in moved
     state = project / "models/generated/state/postgres/postgres__shop_public_stock__state.sql"

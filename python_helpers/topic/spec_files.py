@@ -16,7 +16,7 @@ from pathlib import Path
 
 from python_helpers.escaping import jinja_comment, raw_json
 from python_helpers.schema.envelope import SpecError
-from python_helpers.spec.generate import TopicSpec, render_spec, spec_from_item
+from python_helpers.topic.generate import TopicSpec, render_spec, spec_from_item
 
 SPEC_DIR = Path("macros") / "generated" / "topics"
 SUFFIX = ".sql"

@@ -14,16 +14,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from python_helpers.spec import declarations
-from python_helpers.spec.generate import TopicSpec
+from python_helpers.schema.envelope import SpecError
+from python_helpers.topic import declarations
+from python_helpers.topic.generate import TopicSpec
+from python_helpers.topic.settings import Declaration
 
 
 @dataclass(frozen=True)
 class Topic:
-    """One topic of the project: its spec and its declared settings."""
+    """One topic of the project: its spec and its declaration."""
 
     spec: TopicSpec
-    settings: dict[str, Any]
+    declaration: Declaration
 
     @property
     def name(self) -> str:
@@ -32,29 +34,26 @@ class Topic:
     @property
     def model_name(self) -> str | None:
         """The declared ``<entity>`` of its model names, if any."""
-        value = self.settings.get("model_name")
-        return str(value) if value else None
+        return self.declaration.model_name
 
     @property
     def history(self) -> bool:
         """Whether it declares a history (``true`` or the columns it tracks)."""
-        return bool(self.settings.get("history"))
+        return self.declaration.history
 
     @property
     def changes(self) -> bool:
         """Whether it declares a change feed."""
-        return self.settings.get("changes") is True
+        return self.declaration.changes
 
 
 def resolve(
-    project: Path, specs: dict[str, TopicSpec], settings: dict[str, dict[str, Any]]
+    project: Path, specs: dict[str, TopicSpec], declared: dict[str, Declaration]
 ) -> dict[str, Topic]:
-    """Every topic of ``specs`` with its settings: ``settings`` for the
+    """Every topic of ``specs`` with its declaration: ``declared`` for the
     topics a sync just declared, the stored declaration for the others."""
     return {
-        topic: Topic(
-            spec, settings[topic] if topic in settings else stored_settings(project, topic)
-        )
+        topic: Topic(spec, declared[topic] if topic in declared else stored(project, topic))
         for topic, spec in specs.items()
     }
 
@@ -67,3 +66,13 @@ def stored_settings(project: Path, topic: str) -> dict[str, Any]:
         return declarations.read_settings(path) if path.exists() else {}
     except declarations.DeclarationError:
         return {}  # no other topic stops on it
+
+
+def stored(project: Path, topic: str) -> Declaration:
+    """The topic's declaration as stored, checked (the defaults when it has
+    no valid one: it is named when its topic is synced)."""
+    path = declarations.declaration_path(project, topic)
+    try:
+        return Declaration.parse(stored_settings(project, topic), path)
+    except SpecError:
+        return Declaration(path)
