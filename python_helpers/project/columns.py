@@ -14,10 +14,8 @@ import yaml
 from python_helpers import connectors
 from python_helpers.escaping import dbt_code, jinja_text
 from python_helpers.schema.column_names import is_plain_identifier
-from python_helpers.schema.envelope import row_schema
 from python_helpers.schema.extended_json import DocType
 from python_helpers.schema.metadata_topics import CHANGES
-from python_helpers.schema.spark_types import decode_column
 from python_helpers.topic.generate import TopicSpec
 
 # libyaml's emitter when PyYAML has it: `sync` renders every topic's
@@ -80,27 +78,25 @@ def test_names(names: list[str]) -> list[str]:
 
 def row_names(spec: TopicSpec) -> list[str]:
     """The source names of the topic's row columns."""
-    return [item.name for item in row_schema(spec.value_schema).fields]
+    return [column.source for column in spec.row_columns]
 
 
 def row_columns(spec: TopicSpec) -> list[dict[str, Any]]:
     """The described entries of the topic's row columns (the models analysts read)."""
     columns: list[dict[str, Any]] = []
-    for item in row_schema(spec.value_schema).fields:
-        decoded = decode_column(item.name, item.schema, spec.decimal_format)
-        spark = spec.spark_name(item.name)
+    for column in spec.row_columns:
         renamed = (
             ""
-            if spark == item.name
+            if column.name == column.source
             else " Named apart from another column Spark cannot tell it from (its declaration's"
             " `column_names` says so; choose another name there)."
         )
         columns.append(
             {
-                "name": jinja_text(spark),
-                "description": f"Source column {dbt_code(item.name)}:"
-                f" {dbt_code(decoded.connect_type)} in Kafka Connect, {dbt_code(decoded.type)}"
-                f" here.{renamed}",
+                "name": jinja_text(column.name),
+                "description": f"Source column {dbt_code(column.source)}:"
+                f" {dbt_code(column.decoded.connect_type)} in Kafka Connect,"
+                f" {dbt_code(column.decoded.type)} here.{renamed}",
             }
         )
     return columns

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from python_helpers import connectors
 from python_helpers.escaping import dbt_code
-from python_helpers.topic.generate import TopicSpec, render_spec
+from python_helpers.topic.generate import TopicSpec
 
 DOC_FILE = Path("models", "generated", "docs", "_cdc_source_columns.md")
 
@@ -43,7 +43,7 @@ def describe(field: str) -> str:
 
 def fields(spec: TopicSpec) -> list[str]:
     """The topic's `source` fields, in the order its schema gives them."""
-    return list(render_spec(spec)["source_fields"])
+    return list(spec.source_types)
 
 
 def block_name(folder: str) -> str:

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 from python_helpers import connectors
 from python_helpers.escaping import spark_identifier
 from python_helpers.schema.connect_schema import (
-    ConnectField,
     ConnectSchema,
     merge_schemas,
     parse_schema,
@@ -27,7 +27,24 @@ from python_helpers.schema.envelope import SpecError, row_schema
 from python_helpers.schema.extended_json import DocType, merge
 from python_helpers.schema.metadata_topics import CHANGES, SOURCE_TYPES
 from python_helpers.schema.schema_evolution import QUARANTINE, WIDEN, IncompatibleColumn, widen_with
-from python_helpers.schema.spark_types import BASE64, DECIMAL, NUMERIC, decode_column, raw_type
+from python_helpers.schema.spark_types import (
+    BASE64,
+    DECIMAL,
+    NUMERIC,
+    DecodedColumn,
+    decode_column,
+    raw_type,
+)
+
+
+@dataclass(frozen=True)
+class RowColumn:
+    """One row column of a topic: its source name, its Spark name and how
+    it is decoded (types, decoder, its Kafka Connect type as text)."""
+
+    source: str
+    name: str
+    decoded: DecodedColumn
 
 
 @dataclass(frozen=True)
@@ -78,6 +95,32 @@ class TopicSpec:
     def spark_name(self, source: str) -> str:
         """The Spark column of source column ``source``."""
         return self.column_names.get(source, source)
+
+    @cached_property
+    def row_columns(self) -> tuple[RowColumn, ...]:
+        """The row-image columns, each decoded once (the spec's `columns`
+        and the properties' descriptions read them); none for a topic
+        without row images."""
+        if self.shape != connectors.ROWS:
+            return ()
+        return tuple(
+            RowColumn(
+                item.name,
+                self.spark_name(item.name),
+                decode_column(item.name, item.schema, self.decimal_format),
+            )
+            for item in row_schema(self.value_schema).fields
+        )
+
+    @cached_property
+    def source_types(self) -> dict[str, str]:
+        """The staged Spark type of each field of its events' ``source``
+        block (the `_cdc_source_*` columns), in the schema's order."""
+        if self.shape == connectors.METADATA:
+            source = self.value_schema.field_named("source")
+            fields = [f.name for f in source.schema.fields] if source else []
+            return {name: SOURCE_TYPES.get(name, "string") for name in fields}
+        return connectors.lookup(self.connector).source_types(self.value_schema)
 
     def with_policy(self, policy: str) -> TopicSpec:
         """This spec under the schema-change ``policy`` (the declaration changed
@@ -185,7 +228,7 @@ def _render_row_spec(spec: TopicSpec) -> dict[str, Any]:
     """The spec of a topic of row images."""
     connector = connectors.lookup(spec.connector)
     envelope = connector.parsed_value(spec.value_schema)
-    source_types = connector.source_types(spec.value_schema)
+    source_types = spec.source_types
     key_schema = spec.key_schema
     if key_schema is None and connector.tombstone_deletes:
         key_schema = declared_key_schema(spec)
@@ -202,7 +245,7 @@ def _render_row_spec(spec: TopicSpec) -> dict[str, Any]:
             "envelope_fields": connector.envelope_fields(envelope),
             "source_fields": list(source_types),
             "source_types": source_types,
-            "columns": [_column_spec(spec, f) for f in row_schema(spec.value_schema).fields],
+            "columns": [_column_spec(spec, column) for column in spec.row_columns],
             **_mapped_row(spec),
             "value_schema": _compact(to_block(spec.value_schema)),
             "key_schema": _compact(to_block(spec.key_schema)) if spec.key_schema else None,
@@ -237,16 +280,15 @@ def declared_key_schema(spec: TopicSpec) -> ConnectSchema | None:
     return ConnectSchema("struct", optional=True, fields=fields)
 
 
-def _column_spec(spec: TopicSpec, item: ConnectField) -> dict[str, Any]:
+def _column_spec(spec: TopicSpec, item: RowColumn) -> dict[str, Any]:
     """One row column of the spec: its Spark name (``source_name``: the
     source's, when they differ), types and decoder."""
-    decoded = asdict(decode_column(item.name, item.schema, spec.decimal_format))
-    column = {k: v for k, v in decoded.items() if v is not None}
-    if spec.spark_name(item.name) != item.name:
-        column = {"name": spec.spark_name(item.name), "source_name": item.name} | {
+    column = {k: v for k, v in asdict(item.decoded).items() if v is not None}
+    if item.name != item.source:
+        column = {"name": item.name, "source_name": item.source} | {
             k: v for k, v in column.items() if k != "name"
         }
-    return column | _version_scales(spec, item.name)
+    return column | _version_scales(spec, item.source)
 
 
 def _mapped_row(spec: TopicSpec) -> dict[str, Any]:
@@ -284,8 +326,6 @@ def _evolution_spec(spec: TopicSpec) -> dict[str, Any]:
 
 def _render_metadata_spec(spec: TopicSpec) -> dict[str, Any]:
     """A transaction-metadata or schema-change topic: its built-in schema."""
-    source = spec.value_schema.field_named("source")
-    fields = [f.name for f in source.schema.fields] if source else []
     return {
         "connector": spec.connector,
         "kind": spec.kind,
@@ -296,8 +336,8 @@ def _render_metadata_spec(spec: TopicSpec) -> dict[str, Any]:
         "key_fields": [],
         "parse_fields": [f.name for f in spec.value_schema.fields],
         "envelope_fields": [f.name for f in spec.value_schema.fields],
-        "source_fields": fields,
-        "source_types": {name: SOURCE_TYPES.get(name, "string") for name in fields},
+        "source_fields": list(spec.source_types),
+        "source_types": spec.source_types,
         "columns": [],
         "value_schema": _compact(to_block(spec.value_schema)),
         "key_schema": None,
@@ -309,7 +349,7 @@ def _render_documents_spec(spec: TopicSpec) -> dict[str, Any]:
     change columns, and the documents' inferred type (typed columns, tagged
     parse type)."""
     connector = connectors.lookup(spec.connector)
-    source_types = connector.source_types(spec.value_schema)
+    source_types = spec.source_types
     documents = connector.document_spec(spec.document or DocType("doc"), spec.column_names)
     return {
         "connector": spec.connector,
