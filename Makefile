@@ -22,9 +22,9 @@ DBT := $(VENV)/bin/dbt
 CHROMIUM := /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup run watch test lint ruff typecheck check-generated docs clean thrift-up thrift-down
+.PHONY: setup run watch test lint ruff typecheck check-generated docs clean thrift-up thrift-down cluster-up cluster-down
 #>> checkout
-.PHONY: hooks test-fast soak bench bench-topics bench-mongodb bench-weight bench-watch bench-report soak-watch test-thrift
+.PHONY: hooks test-fast soak bench bench-topics bench-mongodb bench-weight bench-watch bench-report soak-watch test-thrift test-cluster
 #<<
 
 $(STAMP): requirements.txt requirements-jars.txt
@@ -183,6 +183,17 @@ thrift-up: setup
 thrift-down:
 	$(PY) -m python_helpers thrift down $(PORT_OPTION)
 
+## make cluster-up / cluster-down: a standalone Spark cluster on 127.0.0.1
+## (pyspark's own master and WORKERS workers, two cores each; pids, logs and
+## work under $(CDC_STATE_DIR)/cluster); `make thrift-up` with
+## CDC_SPARK_MASTER=spark://127.0.0.1:7077 submits the Thrift server to it
+WORKERS ?= 2
+cluster-up: setup
+	$(PY) -m python_helpers cluster up --workers $(WORKERS)
+
+cluster-down:
+	$(PY) -m python_helpers cluster down --workers $(WORKERS)
+
 #>> checkout
 ## make test-thrift: the end-to-end suite (the shared runs and every test
 ## on them) against a Thrift server it starts: landing, dbt (`cluster`
@@ -197,6 +208,18 @@ E2E_MODULES := tests/e2e/test_end_to_end.py tests/e2e/test_mongodb_end_to_end.py
 test-thrift: setup
 	CDC_DBT_TARGET=cluster $(if $(THRIFT_PORT),CDC_SPARK_PORT=$(THRIFT_PORT)) \
 		$(PY) -m pytest $(E2E_MODULES)
+
+## make test-cluster: the same modules on a standalone cluster it starts (every
+## task in a worker's executor JVM), then an executor killed in the middle of
+## a build (test_cluster_executor_loss.py, alone on the cluster); the
+## cluster is stopped whatever the result (docs/cluster.md)
+CLUSTER_MASTER := spark://127.0.0.1:7077
+test-cluster: setup
+	$(PY) -m python_helpers cluster up --workers 2
+	export CDC_DBT_TARGET=cluster CDC_SPARK_MASTER=$(CLUSTER_MASTER); \
+		$(PY) -m pytest $(E2E_MODULES) \
+		&& $(PY) -m pytest tests/e2e/test_cluster_executor_loss.py; \
+		status=$$?; $(PY) -m python_helpers cluster down --workers 2; exit $$status
 #<<
 
 ## make docs [DOCS_PORT=8080]: generate the lineage docs site from the

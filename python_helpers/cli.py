@@ -97,6 +97,30 @@ def _cmd_thrift(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_cluster(args: argparse.Namespace) -> int:
+    from python_helpers.engine import standalone
+
+    cluster = standalone.Cluster(
+        state_dir(), port=args.port, web_port=args.web_port, workers=args.workers
+    )
+    if args.action == "down":
+        stopped = standalone.stop(cluster)
+        print("cluster stopped" if stopped else "no cluster was running")
+        return 0
+    try:
+        standalone.start(cluster)
+    except RuntimeError as error:
+        print(f"cluster: {error}", file=sys.stderr)
+        return 1
+    print(
+        f"standalone cluster at {cluster.url}: {cluster.workers} workers"
+        f" (logs and work in {cluster.folder}); `make thrift-up` with"
+        f" {standalone.MASTER_VARIABLE}={cluster.url} submits the Thrift server to it,"
+        " `make cluster-down` stops it"
+    )
+    return 0
+
+
 def _cmd_show(args: argparse.Namespace) -> int:
     from python_helpers.engine.show import show_results
 
@@ -386,6 +410,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     thrift_cmd.add_argument("--project", default=".", help="dbt project root (default: .)")
     thrift_cmd.set_defaults(run=_cmd_thrift)
+    cluster_cmd = commands.add_parser(
+        "cluster", help="start or stop a standalone Spark cluster here (a master and workers)"
+    )
+    cluster_cmd.add_argument("action", choices=["up", "down"])
+    cluster_cmd.add_argument("--port", type=int, default=7077, help="the master's port")
+    cluster_cmd.add_argument("--web-port", type=int, default=8090, help="the master's web UI")
+    cluster_cmd.add_argument("--workers", type=int, default=2)
+    cluster_cmd.set_defaults(run=_cmd_cluster)
     show = commands.add_parser("show", help="print a few rows of every current-state table")
     show.add_argument("--rows", type=int, default=5)
     show.set_defaults(run=_cmd_show)

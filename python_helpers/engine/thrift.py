@@ -26,6 +26,18 @@ SERVER_CLASS = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2"
 HOST = "127.0.0.1"
 # spark-submit options rather than --conf: they must be known before the JVM starts
 _SUBMIT_OPTIONS = {"spark.master": "--master", "spark.driver.memory": "--driver-memory"}
+# a cluster's master URL (spark://host:port): when set, the server is
+# submitted to it instead of the profile's local master (standalone.py)
+MASTER_VARIABLE = "CDC_SPARK_MASTER"
+# what the executors of a cluster get: one core each, their own memory, the
+# driver reachable on the loopback address only
+EXECUTOR_CONF = {
+    "spark.executor.cores": "1",
+    "spark.cores.max": "2",
+    "spark.executor.memory": "1g",
+    "spark.driver.host": HOST,
+    "spark.driver.bindAddress": HOST,
+}
 
 
 @dataclass(frozen=True)
@@ -51,8 +63,8 @@ def cluster_port(project: Path) -> int:
 def submit_command(project: Path, server: Server) -> list[str]:
     """The spark-submit command line of the server (settings rendered for
     its state folder)."""
-    command = [str(Path(_spark_home()) / "bin" / "spark-submit"), "--class", SERVER_CLASS]
-    for key, value in local_spark_conf(project, _environ(server)).items():
+    command = [str(Path(spark_home()) / "bin" / "spark-submit"), "--class", SERVER_CLASS]
+    for key, value in server_conf(project, server).items():
         if key in _SUBMIT_OPTIONS:
             command += [_SUBMIT_OPTIONS[key], value]
         elif key == "spark.jars":
@@ -75,13 +87,30 @@ def submit_command(project: Path, server: Server) -> list[str]:
     ]
 
 
+def server_conf(project: Path, server: Server) -> dict[str, str]:
+    """The server's Spark settings: the profile's local target's, submitted
+    to the cluster named by ``CDC_SPARK_MASTER`` when it is set (its
+    executors given ``EXECUTOR_CONF`` and the JVM flags of CDC_JVM_OPTIONS)."""
+    conf = local_spark_conf(project, _environ(server))
+    master = os.environ.get(MASTER_VARIABLE)
+    if not master:
+        return conf
+    flags = os.environ.get("CDC_JVM_OPTIONS", "")
+    return (
+        conf
+        | {"spark.master": master}
+        | EXECUTOR_CONF
+        | ({"spark.executor.extraJavaOptions": flags} if flags else {})
+    )
+
+
 def _environ(server: Server) -> dict[str, str]:
     """This process's environment with the server's state folder (the
     profile's paths follow ``CDC_STATE_DIR``)."""
     return dict(os.environ) | {"CDC_STATE_DIR": str(server.state)}
 
 
-def _spark_home() -> str:
+def spark_home() -> str:
     """pyspark's own distribution (spark-submit's script would look it up
     with whatever python3 is first on PATH)."""
     import pyspark
@@ -121,7 +150,7 @@ def start(project: Path, server: Server, timeout: float = 300) -> int:
         process = subprocess.Popen(
             submit_command(project, server),
             cwd=project,
-            env=_environ(server) | {"SPARK_HOME": _spark_home()},
+            env=_environ(server) | {"SPARK_HOME": spark_home()},
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group: stop ends the JVM too
