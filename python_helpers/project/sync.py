@@ -11,8 +11,7 @@ models for topics that have none.
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,16 +25,11 @@ from python_helpers.project.code_check import sql_problem
 from python_helpers.project.project_check import check_project
 from python_helpers.project.scaffold import scaffold_all
 from python_helpers.project.topic_properties import history_unsupported, topic_layers
-from python_helpers.schema.envelope import SpecError, row_schema
-from python_helpers.schema.metadata_topics import CHANGES
-from python_helpers.schema.spark_types import (
-    check_decodable,
-    unkept_nested_fields,
-)
-from python_helpers.topic import column_settings, declarations, spec_files, topics
+from python_helpers.schema.envelope import SpecError
+from python_helpers.topic import declarations, spec_files, topics
 from python_helpers.topic.declarations import Declared
 from python_helpers.topic.generate import TopicSpec
-from python_helpers.topic.resolve import ScanState, collect_topic, data_key, named, spec_for_topic
+from python_helpers.topic.resolve import Resolved, ScanState, resolve_topic
 from python_helpers.topic.settings import Declaration
 
 STATE_FILE = "sync-state.json"
@@ -87,16 +81,27 @@ def _declaration(config: Declared, spec: TopicSpec, given: tuple[str, ...]) -> D
     return Declared(config.topic, settings, config.origin, config.imported)
 
 
-def _key_changed(result: SyncResult, old: TopicSpec, new: TopicSpec) -> None:
-    """A topic whose merge key changed: its generated models take the new
-    key, and its models are rebuilt from the raw landing (a table merged on
-    the old key cannot be merged on another)."""
-    result.rebuild.append(new.topic)
-    result.warnings.append(
-        f"{new.topic}: primary key {list(old.primary_key)} -> {list(new.primary_key)}: its"
-        " models are rebuilt from the raw landing at the next run; the key tests in its"
-        " current-state view's properties are yours to update"
-    )
+def _record(
+    resolved: Resolved,
+    topic: str,
+    specs: dict[str, TopicSpec],
+    result: SyncResult,
+    progress: Any,
+) -> None:
+    """What resolving ``topic`` found, into ``specs`` and ``result``."""
+    result.bytes_scanned += resolved.scanned
+    result.files_unchanged += resolved.unchanged
+    if resolved.rebuild:
+        result.rebuild.append(topic)
+    result.warnings += resolved.warnings
+    if progress is not None and resolved.progress:
+        progress(resolved.progress)
+    if resolved.spec is not None:
+        specs[topic] = result.specs[topic] = resolved.spec
+    elif resolved.failed is not None:
+        result.failed[topic] = resolved.failed
+    else:
+        result.skipped[topic] = resolved.skipped or "unknown"
 
 
 def _leave_out_unsafe(
@@ -137,92 +142,6 @@ def _leave_out_unsafe(
     return None if found else wanted
 
 
-def _sync_topic(
-    topic_dir: Path,
-    config: Declaration,
-    state: ScanState,
-    specs: dict[str, TopicSpec],
-    result: SyncResult,
-    given_key: tuple[str, ...],
-    progress: Any,
-) -> None:
-    """Scan what is new of one topic and bring its spec up to date in
-    ``specs`` and ``result`` (or note why it is skipped or left out)."""
-    started = time.monotonic()
-    policy = config.schema_changes
-    collected, new, scanned = collect_topic(topic_dir, state, specs.get(topic_dir.name), policy)
-    result.bytes_scanned += scanned
-    if not new and topic_dir.name in specs:
-        result.files_unchanged += 1
-        stored = specs[topic_dir.name]
-        specs[topic_dir.name] = result.specs[topic_dir.name] = stored.with_policy(policy)
-        if stored.incompatible_versions and not specs[topic_dir.name].incompatible_versions:
-            result.rebuild.append(topic_dir.name)  # the policy changed, nothing landed
-        # the declared key, else (none declared, or one deleted) the data's
-        wanted_key = config.primary_key or data_key(
-            stored.connector, stored.key_schema, stored.value_schema
-        )
-        if wanted_key and stored.primary_key and wanted_key != stored.primary_key:
-            rekeyed = replace(specs[topic_dir.name], primary_key=wanted_key)
-            specs[topic_dir.name] = result.specs[topic_dir.name] = rekeyed
-            _key_changed(result, stored, rekeyed)
-        try:
-            renamed = named(specs[topic_dir.name], config, stored)
-        except SpecError as error:
-            result.failed[topic_dir.name] = str(error)
-            del result.specs[topic_dir.name]
-            specs[topic_dir.name] = stored
-            return
-        specs[topic_dir.name] = result.specs[topic_dir.name] = renamed
-        return
-    if progress is not None and scanned:
-        progress(
-            f"scanned {topic_dir.name}: {scanned / 1e6:.1f} MB, {collected.events} events,"
-            f" {len(collected.seen)} distinct schema text(s), {time.monotonic() - started:.1f}s"
-        )
-    known = specs.get(topic_dir.name)
-    spec, reason = spec_for_topic(topic_dir, collected, config, given_key, specs)
-    if spec is None and known is not None:
-        spec = known  # nothing new that changes it (e.g. known schemas only)
-    elif spec is not None and known is not None:
-        spec = spec.merged_with(known)
-    if known is not None and known.incompatible_versions and spec is not None:
-        spec = spec.with_policy(policy)
-        if not spec.incompatible_versions:
-            result.rebuild.append(topic_dir.name)
-    if spec is None:
-        result.skipped[topic_dir.name] = reason or "unknown"
-        return
-    try:
-        if spec.shape == connectors.ROWS:
-            check_decodable(spec.topic, row_schema(spec.value_schema))
-            if unkept := unkept_nested_fields(row_schema(spec.value_schema)):
-                result.failed[spec.topic] = (
-                    f"nested field(s) {', '.join(map(repr, unkept[:5]))}: the Hive"
-                    " metastore cannot keep such a name inside a column's type (a table"
-                    " holding it would break its schema's listing for every topic)"
-                )
-                return
-        column_settings.check_columns(config, spec)
-    except SpecError as error:
-        result.skipped[spec.topic] = str(error)
-        return
-    try:
-        spec = named(spec, config, known)
-    except SpecError as error:
-        result.failed[spec.topic] = str(error)
-        return
-    if known is not None and known.primary_key and spec.primary_key != known.primary_key:
-        _key_changed(result, known, spec)
-    if not spec.primary_key and spec.kind == CHANGES:
-        result.warnings.append(
-            f"{spec.topic}: no key schema and no primary_key in its declaration "
-            f"{config.origin}; only staging models are scaffolded"
-        )
-    specs[spec.topic] = spec
-    result.specs[spec.topic] = spec
-
-
 def sync(
     project: Path,
     landing: Path,
@@ -259,15 +178,10 @@ def sync(
     for topic_dir in dirs:
         known = specs.get(topic_dir.name)
         try:
-            _sync_topic(
-                topic_dir,
-                parsed[topic_dir.name],
-                state,
-                specs,
-                result,
-                keys.get(topic_dir.name, ()),
-                progress,
+            resolved = resolve_topic(
+                topic_dir, parsed[topic_dir.name], state, specs, keys.get(topic_dir.name, ())
             )
+            _record(resolved, topic_dir.name, specs, result, progress)
         except Exception as error:  # noqa: BLE001 - one topic's trouble never stops another
             result.failed[topic_dir.name] = (
                 f"its schema could not be read ({type(error).__name__}: {error})"

@@ -12,6 +12,7 @@ topic of a landing and writes what they resolve.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,8 @@ from python_helpers.schema.connect_schema import ConnectSchema, SchemaError, par
 from python_helpers.schema.envelope import SpecError, row_schema
 from python_helpers.schema.metadata_topics import CHANGES, metadata_schema
 from python_helpers.schema.schema_evolution import QUARANTINE, version_raw_columns
+from python_helpers.schema.spark_types import check_decodable, unkept_nested_fields
+from python_helpers.topic import column_settings
 from python_helpers.topic.generate import TopicSpec, decimal_scales
 from python_helpers.topic.settings import Declaration
 from python_helpers.topic.topic_schema import TopicSchemas, scan_file, scan_keys
@@ -277,3 +280,116 @@ def spec_for_topic(
         },
     )
     return spec, None
+
+
+@dataclass
+class Resolved:
+    """What resolving one topic found: its spec, or why it has none
+    (``skipped``: nothing to model yet; ``failed``: left out, by name), and
+    what the sync reports of it."""
+
+    spec: TopicSpec | None = None
+    skipped: str | None = None
+    failed: str | None = None
+    # its models must be rebuilt from the raw landing (a merge key or the
+    # table's types changed in a way no incremental build can apply)
+    rebuild: bool = False
+    warnings: list[str] = field(default_factory=list)
+    scanned: int = 0  # bytes read of its files
+    unchanged: bool = False  # nothing new in its files
+    progress: str = ""  # a line for the scan's progress, when it read something
+
+    def key_changed(self, old: TopicSpec, new: TopicSpec) -> None:
+        """A merge key changed: the generated models take the new key, the
+        models are rebuilt from the raw landing (a table merged on the old
+        key cannot be merged on another)."""
+        self.rebuild = True
+        self.warnings.append(
+            f"{new.topic}: primary key {list(old.primary_key)} -> {list(new.primary_key)}: its"
+            " models are rebuilt from the raw landing at the next run; the key tests in its"
+            " current-state view's properties are yours to update"
+        )
+
+
+def resolve_topic(
+    topic_dir: Path,
+    config: Declaration,
+    state: ScanState,
+    specs: dict[str, TopicSpec],
+    given_key: tuple[str, ...] = (),
+) -> Resolved:
+    """Scan what is new of one topic and resolve its spec against what
+    ``specs`` (the project's, read only) knows of it: the whole path from a
+    landing folder and a declaration to a spec, below the generators."""
+    started = time.monotonic()
+    policy = config.schema_changes
+    known = specs.get(topic_dir.name)
+    collected, new, scanned = collect_topic(topic_dir, state, known, policy)
+    resolved = Resolved(scanned=scanned)
+    if not new and known is not None:
+        resolved.unchanged = True
+        return _resolve_unchanged(resolved, known, config)
+    if scanned:
+        resolved.progress = (
+            f"scanned {topic_dir.name}: {scanned / 1e6:.1f} MB, {collected.events} events,"
+            f" {len(collected.seen)} distinct schema text(s), {time.monotonic() - started:.1f}s"
+        )
+    spec, reason = spec_for_topic(topic_dir, collected, config, given_key, specs)
+    if spec is None and known is not None:
+        spec = known  # nothing new that changes it (e.g. known schemas only)
+    elif spec is not None and known is not None:
+        spec = spec.merged_with(known)
+    if known is not None and known.incompatible_versions and spec is not None:
+        spec = spec.with_policy(policy)
+        resolved.rebuild = not spec.incompatible_versions
+    if spec is None:
+        resolved.skipped = reason or "unknown"
+        return resolved
+    try:
+        if spec.shape == connectors.ROWS:
+            check_decodable(spec.topic, row_schema(spec.value_schema))
+            if unkept := unkept_nested_fields(row_schema(spec.value_schema)):
+                resolved.failed = (
+                    f"nested field(s) {', '.join(map(repr, unkept[:5]))}: the Hive"
+                    " metastore cannot keep such a name inside a column's type (a table"
+                    " holding it would break its schema's listing for every topic)"
+                )
+                return resolved
+        column_settings.check_columns(config, spec)
+    except SpecError as error:
+        resolved.skipped = str(error)
+        return resolved
+    try:
+        spec = named(spec, config, known)
+    except SpecError as error:
+        resolved.failed = str(error)
+        return resolved
+    if known is not None and known.primary_key and spec.primary_key != known.primary_key:
+        resolved.key_changed(known, spec)
+    if not spec.primary_key and spec.kind == CHANGES:
+        resolved.warnings.append(
+            f"{spec.topic}: no key schema and no primary_key in its declaration "
+            f"{config.origin}; only staging models are scaffolded"
+        )
+    resolved.spec = spec
+    return resolved
+
+
+def _resolve_unchanged(resolved: Resolved, stored: TopicSpec, config: Declaration) -> Resolved:
+    """A topic with nothing new: its stored spec under the declaration as
+    it is now (the schema-change policy, the key, the Spark names)."""
+    spec = stored.with_policy(config.schema_changes)
+    # the policy changed, nothing landed
+    resolved.rebuild = bool(stored.incompatible_versions and not spec.incompatible_versions)
+    # the declared key, else (none declared, or one deleted) the data's
+    wanted_key = config.primary_key or data_key(
+        stored.connector, stored.key_schema, stored.value_schema
+    )
+    if wanted_key and stored.primary_key and wanted_key != stored.primary_key:
+        spec = replace(spec, primary_key=wanted_key)
+        resolved.key_changed(stored, spec)
+    try:
+        resolved.spec = named(spec, config, stored)
+    except SpecError as error:
+        resolved.failed = str(error)
+    return resolved
