@@ -24,7 +24,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: setup run watch test lint ruff typecheck check-generated docs clean thrift-up thrift-down cluster-up cluster-down
 #>> checkout
-.PHONY: hooks test-fast soak bench bench-topics bench-mongodb bench-weight bench-watch bench-report soak-watch test-thrift test-cluster
+.PHONY: hooks test-fast soak bench bench-topics bench-mongodb bench-weight bench-sync-path bench-watch bench-report soak-watch test-thrift test-cluster
 #<<
 
 $(STAMP): requirements.txt requirements-jars.txt
@@ -162,6 +162,13 @@ bench-mongodb: setup $(BENCH_STAMP)
 WEIGHT_PROJECT ?= .
 bench-weight: setup
 	$(PY) -m bench.weight --project $(WEIGHT_PROJECT)
+
+## make bench-sync-path [SYNC_TOPIC=...]: one topic's sync followed through
+## the code, module by module and package by package (bench/sync_path.py)
+SYNC_TOPIC ?= PostgreSQL_server.public.customers
+bench-sync-path: setup
+	$(PY) -m bench.sync_path --project . --topic $(SYNC_TOPIC)
+	$(PY) -m bench.sync_path --project . --topic $(SYNC_TOPIC) --package
 
 ## make bench-report [REPORT_TOPICS=500 REPORT_RUNS=20]: what `report`, `report
 ## --check` and `report --html` cost on a state folder of that size (no Spark)
