@@ -10,12 +10,11 @@ inferred from every document ``sync`` sees (``extended_json``).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from python_helpers.connectors import DOCUMENTS, Connector
 from python_helpers.escaping import spark_identifier
-from python_helpers.schema.connect_schema import ConnectSchema, parse_schema
+from python_helpers.schema.connect_schema import ConnectSchema, compact_json, parse_schema
 from python_helpers.schema.extended_json import EMPTY_DOC, DocType, infer, loads, merge, set_path
 
 KEY_FIELD = "_id"
@@ -187,10 +186,6 @@ def document_columns(
     ]
 
 
-def _compact(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), sort_keys=True)
-
-
 class MongoDb(Connector):
     """Documents replayed from the connector's patches."""
 
@@ -224,7 +219,7 @@ class MongoDb(Connector):
             "document_columns": document_columns(document, names),
             "document_parse_type": tagged_parse_type(document),
             **renamed,
-            "document": _compact(document.to_json()),
+            "document": compact_json(document.to_json()),
         }
 
 

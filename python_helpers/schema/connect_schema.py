@@ -8,6 +8,7 @@ that a column added later appears (as optional) in one combined schema.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -225,3 +226,9 @@ def to_block(schema: ConnectSchema) -> dict[str, Any]:
     if schema.values is not None:
         block["values"] = to_block(schema.values)
     return block
+
+
+def compact_json(value: Any) -> str:
+    """A block (or any JSON value) as one canonical line: no spaces, keys
+    sorted (what the generated specs store and compare)."""
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)

@@ -35,6 +35,7 @@ from typing import Any
 from python_helpers.schema.connect_schema import (
     ConnectField,
     ConnectSchema,
+    compact_json,
     merge_schemas,
     parse_schema,
     to_block,
@@ -140,7 +141,7 @@ def incompatible_columns(table: ConnectSchema, version: ConnectSchema) -> list[I
         old = established.get(name)
         if old is not None and not compatible(old, schema):
             block = to_block(schema)
-            text = _compact(block)
+            text = compact_json(block)
             found.append(IncompatibleColumn(name, describe(old), describe(schema), text))
     return found
 
@@ -159,10 +160,6 @@ def version_raw_columns(envelope: ConnectSchema) -> dict[str, str]:
         if spark_type != "string":
             out[name] = spark_type
     return out
-
-
-def _compact(block: dict[str, Any]) -> str:
-    return json.dumps(block, separators=(",", ":"), sort_keys=True)
 
 
 def _keep_table_types(

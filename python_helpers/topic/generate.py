@@ -19,6 +19,7 @@ from python_helpers import connectors
 from python_helpers.escaping import spark_identifier
 from python_helpers.schema.connect_schema import (
     ConnectSchema,
+    compact_json,
     merge_schemas,
     parse_schema,
     to_block,
@@ -247,8 +248,8 @@ def _render_row_spec(spec: TopicSpec) -> dict[str, Any]:
             "source_types": source_types,
             "columns": [_column_spec(spec, column) for column in spec.row_columns],
             **_mapped_row(spec),
-            "value_schema": _compact(to_block(spec.value_schema)),
-            "key_schema": _compact(to_block(spec.key_schema)) if spec.key_schema else None,
+            "value_schema": compact_json(to_block(spec.value_schema)),
+            "key_schema": compact_json(to_block(spec.key_schema)) if spec.key_schema else None,
             "schema_fingerprints": sorted(spec.schema_fingerprints),
             "decimal_format": spec.decimal_format,
         }
@@ -339,7 +340,7 @@ def _render_metadata_spec(spec: TopicSpec) -> dict[str, Any]:
         "source_fields": list(spec.source_types),
         "source_types": spec.source_types,
         "columns": [],
-        "value_schema": _compact(to_block(spec.value_schema)),
+        "value_schema": compact_json(to_block(spec.value_schema)),
         "key_schema": None,
     }
 
@@ -364,7 +365,7 @@ def _render_documents_spec(spec: TopicSpec) -> dict[str, Any]:
         "source_fields": list(source_types),
         "source_types": source_types,
         **documents,
-        "value_schema": _compact(to_block(spec.value_schema)),
+        "value_schema": compact_json(to_block(spec.value_schema)),
         "key_schema": None,
     }
 
@@ -379,10 +380,6 @@ def _version_scales(spec: TopicSpec, column: str) -> dict[str, Any]:
         fp: s for fp, s in sorted(spec.decimal_scales.get(column, {}).items()) if s != scale
     }
     return {"version_scales": differing} if differing else {}
-
-
-def _compact(block: dict[str, Any]) -> str:
-    return json.dumps(block, separators=(",", ":"), sort_keys=True)
 
 
 def spec_from_item(topic: str, item: dict[str, Any]) -> TopicSpec:
