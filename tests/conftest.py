@@ -76,8 +76,11 @@ def _runs_in_background(
         return None
     from e2e_harness import BackgroundRuns
 
-    background = BackgroundRuns(tmp_path_factory.mktemp("landing"))
+    # the docs site of the runs' warehouse, when a test reads it
+    docs = any(item.path.name == "test_docs_site.py" for item in request.session.items)
+    background = BackgroundRuns(tmp_path_factory.mktemp("landing"), docs=docs)
     request.config._cdc_background_runs = background  # type: ignore[attr-defined]
+    request.addfinalizer(background.stop)
     return background
 
 
@@ -97,3 +100,10 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 def runs(_runs_in_background: Any) -> dict[str, Any]:
     """The end-to-end run every Spark test module shares (built once)."""
     return _runs_in_background.result()  # type: ignore[no-any-return]
+
+
+@pytest.fixture(scope="session")
+def runs_docs_site(runs: dict[str, Any], _runs_in_background: Any) -> str:
+    """The URL of `make docs` on the shared runs' warehouse (started by the
+    runs' thread once they are built: docs_server)."""
+    return _runs_in_background.docs_url()  # type: ignore[no-any-return]

@@ -15,21 +15,11 @@ kept in `.state/artifacts/`.
 from __future__ import annotations
 
 import json
-import os
 import re
-import signal
-import socket
-import subprocess
-import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_harness import STATE
 from project_paths import PROJECT
-
-from python_helpers.engine.thrift import listening
 
 pytestmark = pytest.mark.spark
 
@@ -57,61 +47,11 @@ LINEAGE = {
 }
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _serving(log: Path, port: int) -> bool:
-    """Our server, not another process on the port: dbt says it serves
-    (flushed as it starts) and the port takes connections."""
-    return f"Serving docs at {port}" in log.read_text() and listening(port)
-
-
 @pytest.fixture(scope="module")
-def site(runs: dict[str, Any]) -> Iterator[str]:
-    """`make docs` on the end-to-end warehouse, until its server listens.
-    The port is free when chosen, but `make docs` binds it only after
-    generating the site (a minute or more, other tests running): when
-    something took it meanwhile, the generated site is served again on
-    another free port."""
-    # unbuffered: dbt's "Serving docs at" line reaches the log as it starts
-    env = os.environ | {
-        "CDC_STATE_DIR": str(STATE),
-        "PYTHONUNBUFFERED": "1",
-        "DBT_PROFILES_DIR": "profiles",
-    }
-    log_path = STATE / "docs-serve.log"
-    port = _free_port()
-    command = ["make", "--no-print-directory", "docs", f"DOCS_PORT={port}"]
-    dbt = PROJECT / ".venv" / "bin" / "dbt"
-    for attempt in range(3):
-        with log_path.open("w") as log:
-            process = subprocess.Popen(
-                command,
-                cwd=PROJECT,
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        deadline = time.monotonic() + 900
-        while not _serving(log_path, port) and process.poll() is None:
-            assert time.monotonic() < deadline, "make docs did not serve within 15 minutes"
-            time.sleep(1)
-        if _serving(log_path, port) and process.poll() is None:
-            break
-        text = log_path.read_text()
-        assert "Address already in use" in text and attempt < 2, text[-3000:]
-        port = _free_port()
-        command = [str(dbt), "docs", "serve", "--host", "127.0.0.1", "--port", str(port)]
-        command.append("--no-browser")
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait()
+def site(runs_docs_site: str) -> str:
+    """`make docs` on the end-to-end warehouse, serving (the shared runs'
+    thread starts it once they are built: tests/support/docs_server.py)."""
+    return runs_docs_site
 
 
 def _overview_columns() -> set[str]:

@@ -29,6 +29,7 @@ from typing import Any
 import flattened_smt
 import property_histories as prop
 import property_transactions as proptx
+from docs_server import DocsServer
 from fixtures.samples_snapshots import STOCK_NOTIFICATIONS as STOCK_PREFIXES
 from project_paths import EXPECTED, ORDERS_TOPIC, PRODUCTS_TOPIC, PROJECT, SAMPLE_LANDING
 
@@ -45,7 +46,9 @@ FULL_TESTS = ("--vars", "{cdc_test_scope: all}")  # dbt tests check every row
 # the data tests: the second build runs all of them over every row of both
 # landings (FULL_TESTS), the first build's rows included — in the first
 # build they checked the same rows once more, 42 % of its dbt time
-FIRST_BUILD = ("build", "--exclude-resource-type", "test")
+# (with the same vars as the later runs: dbt parses the project once, and
+# reads it from that partial parse after)
+FIRST_BUILD = ("build", "--exclude-resource-type", "test", *FULL_TESTS)
 PRODUCTS_FILE = SAMPLE_LANDING / PRODUCTS_TOPIC / "flink-pg-products-schema-include.jsonl"
 ORDERS_FILE = SAMPLE_LANDING / ORDERS_TOPIC / "orders-kcat.jsonl"
 FLINK_EXPECTED = EXPECTED / "flink-pg-products-schema-include.expected.txt"
@@ -388,7 +391,9 @@ ALL_TABLES = [
 # history, the change feed and the models reading it, consistent views,
 # MongoDB's replay — and the tables the re-run test compares. (Re-running
 # every model, `--all`, took 4 of the suite's minutes and grew with each
-# sample topic.)
+# sample topic.) Their views are left as the second build made them: a
+# view holds no rows of its own to change, and re-creating the 56 of them
+# took a third of this run's dbt time.
 RERUN_TOPICS = (
     ORDERS_TOPIC,
     PRODUCTS_TOPIC,
@@ -402,7 +407,12 @@ RERUN_TOPICS = (
     "bank.transaction",
     "mongo2.shop.customers",
 )
-RERUN = ("-s", *(f"config.meta.cdc_topic:{topic}+" for topic in RERUN_TOPICS))
+RERUN = (
+    "-s",
+    *(f"config.meta.cdc_topic:{topic}+" for topic in RERUN_TOPICS),
+    "--exclude",
+    "config.materialized:view",
+)
 
 
 def _env() -> dict[str, str]:
@@ -428,7 +438,16 @@ def dbt_show(query: str) -> list[dict[str, Any]]:
     """The rows of ``query`` (a select, Jinja allowed) on the shared runs'
     warehouse, every row: `dbt show --inline`."""
     shown = _helpers(
-        "dbt", "show", "--inline", query, "--limit", "-1", "--output", "json", "--quiet"
+        "dbt",
+        "show",
+        "--inline",
+        query,
+        "--limit",
+        "-1",
+        "--output",
+        "json",
+        "--quiet",
+        *FULL_TESTS,  # the runs' vars: dbt reads the project from its partial parse
     )
     rows: list[dict[str, Any]] = json.loads(shown[shown.index("{") :])["show"]
     return rows
@@ -699,20 +718,24 @@ def _crash_landing(root: Path, full: Path) -> Path:
 class BackgroundRuns:
     """`build_runs` on a thread, started at once: its work is done by dbt
     and Spark in other processes, so the tests that do not need it run
-    meanwhile (the random histories too: they are drawn in a subprocess)."""
+    meanwhile (the random histories too: they are drawn in a subprocess).
+    With ``docs``, the thread then starts `make docs` on the runs'
+    warehouse (docs_server): the site is generated while the other tests
+    still run, and served until ``stop``."""
 
-    def __init__(self, scratch: Path) -> None:
+    def __init__(self, scratch: Path, docs: bool = False) -> None:
         self._result: dict[str, Any] | None = None
         self._error: BaseException | None = None
+        self.docs: DocsServer | BaseException | None = None
         self.started = time.monotonic()
         self.seconds: float | None = None  # how long building them took
         self.steps: dict[str, float] = {}  # and each of its steps
         self._thread = threading.Thread(
-            target=self._build, args=(scratch,), name="shared-runs", daemon=True
+            target=self._build, args=(scratch, docs), name="shared-runs", daemon=True
         )
         self._thread.start()
 
-    def _build(self, scratch: Path) -> None:
+    def _build(self, scratch: Path, docs: bool) -> None:
         try:
             delivery = property_records(PROPERTY_EXAMPLES, PROPERTY_SEED)
             self._result = build_runs(scratch, delivery)
@@ -721,6 +744,13 @@ class BackgroundRuns:
             self._error = error
         finally:
             self.seconds = time.monotonic() - self.started
+        if docs and self._error is None and not THRIFT:
+            started = time.monotonic()
+            try:
+                self.docs = DocsServer(STATE)
+            except BaseException as error:  # re-raised by the docs-site tests
+                self.docs = error
+            self.steps["docs site"] = time.monotonic() - started
 
     def result(self) -> dict[str, Any]:
         """The runs, once built (waits); raises what building them raised."""
@@ -729,6 +759,20 @@ class BackgroundRuns:
             raise self._error
         assert self._result is not None
         return self._result
+
+    def docs_url(self) -> str:
+        """Where the docs site of the runs' warehouse is served (waits)."""
+        self.result()
+        if isinstance(self.docs, BaseException):
+            raise self.docs
+        assert self.docs is not None, "the runs were started without their docs site"
+        return self.docs.url
+
+    def stop(self) -> None:
+        """Stop the docs server, if the thread started one."""
+        self._thread.join()
+        if isinstance(self.docs, DocsServer):
+            self.docs.stop()
 
 
 def build_runs(scratch: Path, delivery: prop.Delivery) -> dict[str, Any]:
@@ -798,7 +842,11 @@ def _build_runs(scratch: Path, delivery: prop.Delivery) -> dict[str, Any]:
     # nothing new to land: dbt re-runs the models of RERUN_TOPICS anyway
     # (and must change nothing); `--show` prints the current-state tables
     with _timed(seconds, "third run"):
-        third, shown = _run_and_export(full, scratch, "run", *RERUN, options=("--show",))
+        # with the second build's vars: dbt reads the project from its
+        # partial parse (other vars make it parse every file again)
+        third, shown = _run_and_export(
+            full, scratch, "run", *RERUN, *FULL_TESTS, options=("--show",)
+        )
     sample = json_lines(SAMPLE_LANDING / prop.TOPIC / prop.SAMPLE_FILE)
     # the landing each record came in: re-sent copies keep the first landed
     first_landed = [r | {"_batch": 1} for r in delivery.first]
