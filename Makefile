@@ -211,7 +211,8 @@ E2E_MODULES := tests/e2e/test_end_to_end.py tests/e2e/test_mongodb_end_to_end.py
 	tests/e2e/test_merge_properties.py tests/e2e/test_types_end_to_end.py \
 	tests/e2e/test_corpus_types.py tests/e2e/test_snapshots_end_to_end.py \
 	tests/e2e/test_transactions_end_to_end.py tests/e2e/test_transaction_properties.py \
-	tests/e2e/test_table_options_end_to_end.py tests/e2e/test_watch_cluster.py
+	tests/e2e/test_table_options_end_to_end.py tests/e2e/test_watch_cluster.py \
+	tests/e2e/test_kafka_table_landing.py
 test-thrift: setup
 	CDC_DBT_TARGET=cluster $(if $(THRIFT_PORT),CDC_SPARK_PORT=$(THRIFT_PORT)) \
 		$(PY) -m pytest $(E2E_MODULES)

@@ -52,9 +52,10 @@ from typing import Any, TypeVar
 from python_helpers.digest import file_digest
 from python_helpers.engine.sql_engine import SqlEngine, each_at_once
 from python_helpers.escaping import spark_string
-from python_helpers.land import batch_sql
+from python_helpers.land import batch_sql, kafka_tables
 from python_helpers.land.crash_points import AFTER_RAW_APPEND, crash_point
 from python_helpers.land.file_plans import FilePlan, plan_files
+from python_helpers.land.kafka_tables import TableLanding
 from python_helpers.land.landing import (
     topic_dirs,
     topic_files,
@@ -134,6 +135,7 @@ def land_all(
     only: set[str] | None = None,
     clean: frozenset[str] = frozenset(),
     scratch: Path | None = None,
+    tables: dict[str, TableLanding] | None = None,
 ) -> list[LandingReport]:
     """Land every topic folder of ``landing`` as one batch (with
     ``modelled_only``, only those of ``known_topics``, the project's
@@ -144,12 +146,23 @@ def land_all(
     files in the last landing, which ran to the end: none of their batches
     can be uncommitted, so they skip the roll-back check. Decompressed
     copies of files Spark cannot read as they are go to ``scratch`` (a
-    temporary folder by default), removed when the landing ends."""
+    temporary folder by default), removed when the landing ends. The
+    topics of ``tables`` are landed from their Kafka-source tables
+    (kafka_tables), in the same batch, whatever ``only`` says: their
+    folders, if any, are not read."""
     with tempfile.TemporaryDirectory(prefix="cdc-landing-") as temporary:
         where = scratch or Path(temporary)
         try:
             return _land_all(
-                engine, landing, progress, known_topics, modelled_only, only, clean, where
+                engine,
+                landing,
+                progress,
+                known_topics,
+                modelled_only,
+                only,
+                clean,
+                where,
+                tables or {},
             )
         finally:
             shutil.rmtree(where, ignore_errors=True)
@@ -164,22 +177,27 @@ def _land_all(
     only: set[str] | None,
     clean: frozenset[str],
     scratch: Path,
+    tables: dict[str, TableLanding],
 ) -> list[LandingReport]:
     prepare(engine)
     known = set(known_topics)
     folders = [
         d
         for d in topic_dirs(landing)
-        if (not modelled_only or d.name in known) and (only is None or d.name in only)
+        if (not modelled_only or d.name in known)
+        and (only is None or d.name in only)
+        and d.name not in tables
     ]
     existing = raw_tables(engine)
     without_folder = (known if only is None else known & only) - {d.name for d in folders}
+    without_folder -= set(tables)
     for topic in sorted(without_folder):
         if raw_table_name(topic) not in existing:
             create_table(engine, f"{RAW_SCHEMA}.{raw_table_name(topic)}", RAW_COLUMNS)
     manifest = read_manifest(engine)
     batch = next_batch_id(manifest)
     topics = _planned(folders, manifest, {raw_table_name(t): t for t in known}, scratch)
+    topics += _from_tables(engine, tables, manifest, {t.table for t in topics})
     reports: list[LandingReport] = []
     with ThreadPoolExecutor(max_workers=1) as hasher, one_task_per_file(engine):
         # the topics' batches are committed together (one manifest commit, not
@@ -211,6 +229,8 @@ class _Topic:
     unchanged: int
     seconds: float  # its own statements so far
     rolled_back: int = 0
+    # landed from a Kafka-source table, not from files
+    source: kafka_tables.TableRead | None = None
 
     @property
     def name(self) -> str:
@@ -244,6 +264,27 @@ def _planned(
     return topics
 
 
+def _from_tables(
+    engine: SqlEngine,
+    tables: dict[str, TableLanding],
+    manifest: dict[str, dict[str, ManifestEntry]],
+    taken: set[str],
+) -> list[_Topic]:
+    """The table-landed topics, each with what to read of its table: the
+    rows past the offsets its manifest rows say were landed."""
+    headers = {t.table: kafka_tables.has_headers(engine, t.table) for t in tables.values()}
+    found = []
+    for topic, source in sorted(tables.items()):
+        table = raw_table_name(topic)
+        if table in taken:
+            raise ValueError(f"topic {topic!r} maps to the raw table of another topic: {table!r}")
+        entries = manifest.get(table, {})
+        offsets = kafka_tables.next_offsets(source, entries)
+        read = kafka_tables.TableRead(source, offsets, headers[source.table])
+        found.append(_Topic(Path(topic), table, entries, [], 0, 0.0, source=read))
+    return found
+
+
 def _progress_line(number: int, of: int, report: LandingReport) -> str:
     return (
         f"[{number}/{of}] {report.topic}: {report.landed} new of "
@@ -274,7 +315,7 @@ def _land_chunk(
     started = time.monotonic()
     doubtful = [t for t in chunk if t.table in existing and t.name not in clean]
     _roll_back_uncommitted(engine, doubtful)
-    landing = [t for t in chunk if t.plans]
+    landing = [t for t in chunk if t.plans or t.source]
     hashes = {
         p.file.relative: hasher.submit(file_digest, p.file.path) for t in landing for p in t.plans
     }
@@ -284,7 +325,10 @@ def _land_chunk(
         inserting = time.monotonic()
         if topic.table not in existing:
             create_table(engine, f"{RAW_SCHEMA}.{topic.table}", RAW_COLUMNS)
-        if topic.plans:
+        if topic.source is not None:
+            select = topic.source.select(batch)
+            engine.sql(f"insert into {RAW_SCHEMA}.{topic.table} ({columns})\n{select}")
+        elif topic.plans:
             select = batch_sql.records_select(topic.name, topic.plans, batch)
             engine.sql(f"insert into {RAW_SCHEMA}.{topic.table} ({columns})\n{select}")
         return topic.table, time.monotonic() - inserting
@@ -320,7 +364,10 @@ def _land_chunk(
     dropped = _drop_duplicates(engine, scopes, batch)
     for topic in landing:
         summary = summaries.get(topic.table, empty)
-        commits.extend(_manifest_rows(topic.table, topic.plans, hashes, summary, batch))
+        if topic.source is not None:
+            commits.extend(kafka_tables.manifest_rows(topic.table, summary.last_lines, batch))
+        else:
+            commits.extend(_manifest_rows(topic.table, topic.plans, hashes, summary, batch))
     # the statements for them all, shared out evenly
     shared = (time.monotonic() - started - sum(own.values())) / len(chunk)
     reports = []

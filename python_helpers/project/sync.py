@@ -29,7 +29,7 @@ from python_helpers.schema.envelope import SpecError
 from python_helpers.topic import declarations, spec_files, topics
 from python_helpers.topic.declarations import Declared
 from python_helpers.topic.generate import TopicSpec
-from python_helpers.topic.resolve import Resolved, ScanState, resolve_topic
+from python_helpers.topic.resolve import Records, Resolved, ScanState, resolve_topic
 from python_helpers.topic.settings import Declaration
 
 STATE_FILE = "sync-state.json"
@@ -149,18 +149,26 @@ def sync(
     check: bool = False,
     state_dir: Path | None = None,
     progress: Any = None,
+    records: dict[str, Records] | None = None,
 ) -> SyncResult:
     """Regenerate schemas (and scaffold models unless ``check``).
 
     With ``state_dir``, only what was not scanned before is scanned; a check
-    always scans everything."""
+    always scans everything. The topics landed from a Kafka-source table
+    (``landing: {table: ...}`` in their declaration) have no files to
+    scan: they are synced from ``records`` (what their landing read, through
+    Spark: the run calls sync again after landing them), and only they."""
     result = SyncResult()
     specs = spec_files.load_specs(project)
     stored = set(specs)
     state_path = None if check or state_dir is None else state_dir / STATE_FILE
     state = ScanState.load(state_path, spec_files.digest(project))
-    dirs = topic_dirs(landing)
-    result.failed.update(refused_dirs(landing))
+    if records is not None:
+        dirs = [landing / topic for topic in sorted(records)]
+    else:
+        tabled = declarations.table_landings(project)
+        dirs = [d for d in topic_dirs(landing) if d.name not in tabled]
+        result.failed.update(refused_dirs(landing))
     keys = primary_keys or {}
     # each topic's declaration (a wrong setting leaves its topic out, by name)
     configs: dict[str, Declared] = {}
@@ -179,7 +187,12 @@ def sync(
         known = specs.get(topic_dir.name)
         try:
             resolved = resolve_topic(
-                topic_dir, parsed[topic_dir.name], state, specs, keys.get(topic_dir.name, ())
+                topic_dir,
+                parsed[topic_dir.name],
+                state,
+                specs,
+                keys.get(topic_dir.name, ()),
+                None if records is None else records[topic_dir.name],
             )
             _record(resolved, topic_dir.name, specs, result, progress)
         except Exception as error:  # noqa: BLE001 - one topic's trouble never stops another

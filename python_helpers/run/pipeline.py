@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from python_helpers.engine.watch_endpoint import state_dir
+from python_helpers.land.kafka_tables import TableLanding
 from python_helpers.land.landing import links_out, topic_dirs
 from python_helpers.project.init_project import LANDING
 from python_helpers.project.project_check import ProjectError
@@ -32,7 +33,7 @@ from python_helpers.run import build_plan, checks, rebuilds
 from python_helpers.run.dbt_session import DbtSession
 from python_helpers.run.tail import Tail
 from python_helpers.schema.envelope import SpecError
-from python_helpers.topic import spec_files
+from python_helpers.topic import declarations, spec_files
 
 # a project's own landing folder (`init` makes one), else this checkout's samples
 PROJECT_LANDING = Path(LANDING)
@@ -63,9 +64,13 @@ def land(args: argparse.Namespace) -> tuple[int, list[Any]]:
     landing = landing_dir(args.landing)
     state = state_dir()
     known = spec_files.known_topics(Path("."))
+    tables = {
+        topic: TableLanding(topic, table, kafka_topic)
+        for topic, (table, kafka_topic) in declarations.table_landings(Path(".")).items()
+    }
     fingerprint = landing_memory.landing_fingerprint(landing, known)
     changed = landing_memory.changed_topics(fingerprint, state)
-    if changed is not None and not changed:
+    if changed is not None and not changed and not tables:
         print(f"nothing new to land in {landing}: every file is as the last landing left it")
         return 0, []
     clean = landing_memory.clean_topics(state)
@@ -84,9 +89,12 @@ def land(args: argparse.Namespace) -> tuple[int, list[Any]]:
         print(f"not landing {topic}: sync generated no schema for it (see its reason above)")
     where = "Spark starting" if target_name() == "local" else "through the cluster target"
     what = "every topic" if changed is None else f"{len(changed)} topic(s) with changed files"
+    if tables:
+        what += f", {len(tables)} topic(s) from Kafka tables"
     print(f"landing {landing}: {what} ({where})", flush=True)
+    engine = open_engine(Path("."))
     reports = raw_store.land_all(
-        open_engine(Path(".")),
+        engine,
         landing,
         lambda line: print(line, flush=True),
         known,
@@ -94,6 +102,7 @@ def land(args: argparse.Namespace) -> tuple[int, list[Any]]:
         changed,
         clean,
         state / "landing-scratch",
+        tables,
     )
     from python_helpers.engine.freshness import remember
 
@@ -101,6 +110,11 @@ def land(args: argparse.Namespace) -> tuple[int, list[Any]]:
     new = {r.topic for r in reports if r.landed or r.rolled_back}
     present = landing_memory.topics_with_records(fingerprint) & set(known)
     build_plan.add(state, present if changed is None else new | (changed & set(known)))
+    # a table-landed topic's schema versions are in what was just landed:
+    # synced now, from its raw table (its new models are then built)
+    if table_code := _sync_from_tables(args, engine, reports, tables):
+        return table_code, reports
+    build_plan.add(state, {r.topic for r in reports if r.topic in tables and r.landed})
     landing_memory.remember_landing(fingerprint, state)
     header = ("topic", "files", "unchanged", "read", "landed", "already", "unreadable", "s")
     print(f"{header[0]:<40}" + "".join(f"{h:>11}" for h in header[1:]))
@@ -112,6 +126,54 @@ def land(args: argparse.Namespace) -> tuple[int, list[Any]]:
     return 0, reports
 
 
+def _sync_from_tables(
+    args: argparse.Namespace,
+    engine: Any,
+    reports: list[Any],
+    tables: dict[str, Any],
+) -> int:
+    """Sync the table-landed topics that got records (their values and
+    keys read back from their raw tables: kafka_records): exit code 1 when
+    sync could not run at all (a topic it leaves out is named, the others
+    go on, as in ``synced``)."""
+    from python_helpers.land.kafka_records import batch_records
+
+    landed = {r.topic: r for r in reports if r.topic in tables and r.landed}
+    if not landed:
+        return 0
+    records = {}
+    for topic in landed:
+        found = batch_records(engine, topic, _documents(topic))
+        if not _documents(topic) and any(_documents_value(value) for value, _, _ in found):
+            found = batch_records(engine, topic, documents=True)
+        records[topic] = found
+    code, _ = synced(args, records)
+    return code
+
+
+def _documents(topic: str) -> bool:
+    """Whether ``topic``'s spec says its values are documents (every value
+    is read to learn their fields, not one a schema text)."""
+    path = spec_files.spec_path(Path("."), topic)
+    if not path.exists():
+        return False
+    return spec_files.read_file(path.read_text(encoding="utf-8")).document is not None
+
+
+def _documents_value(value: str | None) -> bool:
+    """Whether a value is an event of a connector that stages documents."""
+    from python_helpers import connectors
+
+    try:
+        payload = json.loads(value or "null")
+    except ValueError:
+        return False
+    payload = payload.get("payload", payload) if isinstance(payload, dict) else None
+    source = payload.get("source") if isinstance(payload, dict) else None
+    name = source.get("connector") if isinstance(source, dict) else None
+    return isinstance(name, str) and connectors.shape_of(name) == connectors.DOCUMENTS
+
+
 def absent_topics(known: list[str]) -> list[str]:
     """The declared topics (``known``) with no record in the landing the run
     just landed (no folder, or only empty dump files: its fingerprint,
@@ -120,7 +182,10 @@ def absent_topics(known: list[str]) -> list[str]:
     from python_helpers.land import landing_memory
 
     present = landing_memory.landed_topics(state_dir())
-    return [] if present is None else [topic for topic in known if topic not in present]
+    if present is None:
+        return []
+    tabled = declarations.table_landings(Path("."))  # no folder: their tables say
+    return [topic for topic in known if topic not in present and topic not in tabled]
 
 
 def sync_step(args: argparse.Namespace) -> int:
@@ -130,8 +195,11 @@ def sync_step(args: argparse.Namespace) -> int:
     return code or (1 if left_out else 0)
 
 
-def synced(args: argparse.Namespace) -> tuple[int, dict[str, str]]:
-    """Sync: (exit code, the topics left out with why; the others go on)."""
+def synced(
+    args: argparse.Namespace, records: dict[str, Any] | None = None
+) -> tuple[int, dict[str, str]]:
+    """Sync: (exit code, the topics left out with why; the others go on).
+    With ``records``, the table-landed topics they are of, from them."""
     try:
         result = sync(
             Path(args.project),
@@ -140,6 +208,7 @@ def synced(args: argparse.Namespace) -> tuple[int, dict[str, str]]:
             args.check,
             state_dir=state_dir(),
             progress=lambda line: print(line, flush=True),
+            records=records,
         )
     except (ProjectError, SpecError) as error:
         print(f"error: sync left the project unchanged past this point: {error}", file=sys.stderr)

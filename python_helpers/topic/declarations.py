@@ -27,6 +27,7 @@ import yaml
 from python_helpers.digest import text_md5
 from python_helpers.land.landing import TOPIC_CONFIG_FILE
 from python_helpers.schema.envelope import SpecError
+from python_helpers.topic.settings import Declaration
 
 DECLARATION_DIR = Path("topics")
 SETTINGS = (
@@ -47,6 +48,7 @@ SETTINGS = (
     "column_names",
     "description",
     "columns",
+    "landing",
 )
 _IMPORTED = re.compile(r"^# imported: ([0-9a-f]{32}) ", re.MULTILINE)
 _HEADER = (
@@ -104,6 +106,25 @@ def _read(path: Path) -> tuple[dict[str, Any], str | None] | None:
     text = path.read_text(encoding="utf-8")
     found = _IMPORTED.search(text)
     return _settings(path, text), found.group(1) if found else None
+
+
+def table_landings(project: Path) -> dict[str, tuple[str, str]]:
+    """topic -> (table, Kafka topic) of every declaration with a `landing:`
+    (its records are read from that Kafka-source table, not from files).
+    A declaration that cannot be read is left out here: sync names it."""
+    found: dict[str, tuple[str, str]] = {}
+    for path in sorted((project / DECLARATION_DIR).glob("*.yml")):
+        topic = path.name[: -len(".yml")]
+        try:
+            stored = _read(path)
+            if stored is None or "landing" not in stored[0]:
+                continue
+            parsed = Declaration.parse(stored[0], path)
+        except SpecError:
+            continue
+        if parsed.landing_table is not None:
+            found[topic] = (parsed.landing_table, parsed.landing_topic or topic)
+    return found
 
 
 def declared(project: Path, topic_dir: Path) -> Declared:

@@ -29,7 +29,10 @@ from python_helpers.schema.spark_types import check_decodable, unkept_nested_fie
 from python_helpers.topic import column_settings
 from python_helpers.topic.generate import TopicSpec, decimal_scales
 from python_helpers.topic.settings import Declaration
-from python_helpers.topic.topic_schema import TopicSchemas, scan_file, scan_keys
+from python_helpers.topic.topic_schema import TopicSchemas, scan_file, scan_keys, scan_records
+
+# records read through Spark: (value, key, how many records each stands for)
+Records = list[tuple[str | None, str | None, int]]
 
 _HEAD = 1 << 16
 
@@ -172,13 +175,19 @@ class ScanState:
 
 
 def collect_topic(
-    topic_dir: Path, state: ScanState, known: TopicSpec | None = None, policy: str = QUARANTINE
+    topic_dir: Path,
+    state: ScanState,
+    known: TopicSpec | None = None,
+    policy: str = QUARANTINE,
+    records: Records | None = None,
 ) -> tuple[TopicSchemas, bool, int]:
     """Scan what is new in one topic folder: (schemas, anything new, bytes).
     A MongoDB topic's new events are read against the document type already
     ``known`` (an update's `tags.0` addresses an item of a known array); new
     schema versions are judged against the table schema ``known`` holds,
-    under the topic's schema-change ``policy``."""
+    under the topic's schema-change ``policy``. A topic landed from a
+    Kafka-source table has no files: ``records`` are what its landing just
+    read (scan_records), and its folder is not read."""
     collected = TopicSchemas(
         topic_dir.name,
         seen=set(state.seen.get(topic_dir.name, ())),
@@ -188,6 +197,10 @@ def collect_topic(
     )
     new = False
     scanned = 0
+    if records is not None:
+        scan_records(records, collected)
+        state.seen[topic_dir.name] = sorted(collected.seen)
+        return collected, bool(records), sum(len(v or "") for v, _, _ in records)
     for item in topic_files(topic_dir):
         start = state.resume_at(item)
         if start is None:
@@ -317,6 +330,7 @@ def resolve_topic(
     state: ScanState,
     specs: dict[str, TopicSpec],
     given_key: tuple[str, ...] = (),
+    records: Records | None = None,
 ) -> Resolved:
     """Scan what is new of one topic and resolve its spec against what
     ``specs`` (the project's, read only) knows of it: the whole path from a
@@ -324,7 +338,7 @@ def resolve_topic(
     started = time.monotonic()
     policy = config.schema_changes
     known = specs.get(topic_dir.name)
-    collected, new, scanned = collect_topic(topic_dir, state, known, policy)
+    collected, new, scanned = collect_topic(topic_dir, state, known, policy, records)
     resolved = Resolved(scanned=scanned)
     if not new and known is not None:
         resolved.unchanged = True

@@ -54,6 +54,10 @@ class Declaration:
     column_names: dict[str, str] = field(default_factory=dict)
     description: str | None = None
     columns: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # landing: {table: ..., topic: ...}: its records are read from a table
+    # in the Spark Kafka source's schema (land/kafka_tables.py), not files
+    landing_table: str | None = None
+    landing_topic: str | None = None
 
     @classmethod
     def parse(cls, settings: Mapping[str, Any], origin: Path) -> Declaration:
@@ -92,7 +96,40 @@ class Declaration:
             column_names=_column_names(settings, origin),
             description=_description(settings, origin),
             columns=_columns(settings, origin),
+            **_landing(settings, origin),
         )
+
+
+# a table name as Spark takes it unquoted: [catalog.][database.]table
+_TABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}(\.[A-Za-z_][A-Za-z0-9_]{0,127}){0,2}")
+# a Kafka topic name (Kafka's own rule: at most 249 of these characters)
+_KAFKA_TOPIC = re.compile(r"[A-Za-z0-9._-]{1,249}")
+
+
+def _landing(settings: Mapping[str, Any], origin: Path) -> dict[str, str | None]:
+    """``landing: {table: <table>, topic: <Kafka topic>}``: the table (in
+    the Spark Kafka source's schema) the topic's records are read from,
+    and the topic's name in its `topic` column (default: this topic)."""
+    value = settings.get("landing")
+    if value is None:
+        return {"landing_table": None, "landing_topic": None}
+    if not isinstance(value, dict) or set(value) - {"table", "topic"} or "table" not in value:
+        raise SpecError(
+            f"{origin}: landing is {value!r}; expected {{table: <table>, topic: <Kafka topic>}}"
+            " (topic optional: this topic's name)"
+        )
+    table, topic = value["table"], value.get("topic")
+    if not isinstance(table, str) or not _TABLE_NAME.fullmatch(table):
+        raise SpecError(
+            f"{origin}: landing table is {table!r}; expected a table name"
+            " ([catalog.][database.]table: letters, digits, underscores)"
+        )
+    if topic is not None and (not isinstance(topic, str) or not _KAFKA_TOPIC.fullmatch(topic)):
+        raise SpecError(
+            f"{origin}: landing topic is {topic!r}; expected a Kafka topic name"
+            " (letters, digits, '.', '_', '-'; at most 249)"
+        )
+    return {"landing_table": table, "landing_topic": topic}
 
 
 def _text(settings: Mapping[str, Any], key: str) -> str | None:

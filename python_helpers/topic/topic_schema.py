@@ -276,6 +276,23 @@ class _Scanner:
             self._value(None, stripped)
 
 
+def scan_records(records: list[tuple[str | None, str | None, int]], result: TopicSchemas) -> None:
+    """Scan records read through Spark (a topic landed from a Kafka-source
+    table): each a value and a key as the JsonConverter wrote them, and how
+    many records of the batch it stands for (one per distinct schema text
+    is enough, except for documents, which come one by one)."""
+    scanner = _Scanner(result)
+    for value, key, count in records:
+        result.events += count
+        with_schema = result.events_with_schema
+        if value is not None:
+            scanner.plain(value.encode("utf-8", "surrogatepass"))
+        if result.events_with_schema > with_schema:
+            result.events_with_schema += count - 1
+        if key is not None:
+            scanner.key(key.encode("utf-8", "surrogatepass"))
+
+
 def scan_keys(path: Path, result: TopicSchemas) -> None:
     """Scan a sink's keys file for the key schema blocks it holds."""
     scanner = _Scanner(result)
