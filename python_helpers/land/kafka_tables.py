@@ -115,6 +115,19 @@ def records_select(
         """
 
 
+def with_new_rows_sql(table: str, reads: dict[str, dict[int, int]]) -> str:
+    """Which of the Kafka topics of ``table`` have rows past their offsets
+    (``reads``: Kafka topic -> per partition, the first offset not landed):
+    one statement for them all, reading the coordinate columns only, so
+    that a topic with nothing new sends no insert (no empty Iceberg commit
+    a run)."""
+    wanted = " or ".join(
+        f"(topic = {spark_string(topic)} and ({_new_rows(offsets)}))"
+        for topic, offsets in sorted(reads.items())
+    )
+    return f"select distinct topic from {table} where {wanted or 'false'}"
+
+
 @dataclass(frozen=True)
 class TableRead:
     """What one landing reads of a table-landed topic: its rows past

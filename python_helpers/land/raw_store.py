@@ -271,17 +271,45 @@ def _from_tables(
     taken: set[str],
 ) -> list[_Topic]:
     """The table-landed topics, each with what to read of its table: the
-    rows past the offsets its manifest rows say were landed."""
-    headers = {t.table: kafka_tables.has_headers(engine, t.table) for t in tables.values()}
+    rows past the offsets its manifest rows say were landed; a topic whose
+    table has none reads nothing (one look-up a source table finds them)."""
+    offsets: dict[str, dict[int, int]] = {}
+    for topic, source in tables.items():
+        if raw_table_name(topic) in taken:
+            raise ValueError(
+                f"topic {topic!r} maps to the raw table of another topic: {raw_table_name(topic)!r}"
+            )
+        offsets[topic] = kafka_tables.next_offsets(source, manifest.get(raw_table_name(topic), {}))
+    by_table: dict[str, dict[str, list[str]]] = {}  # source table -> Kafka topic -> topics
+    for topic, source in tables.items():
+        by_table.setdefault(source.table, {}).setdefault(source.kafka_topic, []).append(topic)
+    fresh: set[str] = set()
+    for table, topics in sorted(by_table.items()):
+        reads = {kafka: offsets[names[0]] for kafka, names in topics.items() if len(names) == 1}
+        fresh |= {name for names in topics.values() if len(names) > 1 for name in names}
+        try:
+            rows = engine.sql(kafka_tables.with_new_rows_sql(table, reads)) if reads else []
+        except Exception as error:  # noqa: BLE001 - one table's trouble stops no other topic
+            first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+            names = ", ".join(sorted(n for ns in topics.values() for n in ns))
+            print(f"warning: not landing {names}: table {table} not read: {first}")
+            fresh -= {n for ns in topics.values() for n in ns}
+            continue
+        fresh |= {topics[str(row["topic"])][0] for row in rows}
+    wanted = {tables[topic].table for topic in fresh}
+    headers = {table: kafka_tables.has_headers(engine, table) for table in sorted(wanted)}
     found = []
     for topic, source in sorted(tables.items()):
         table = raw_table_name(topic)
-        if table in taken:
-            raise ValueError(f"topic {topic!r} maps to the raw table of another topic: {table!r}")
-        entries = manifest.get(table, {})
-        offsets = kafka_tables.next_offsets(source, entries)
-        read = kafka_tables.TableRead(source, offsets, headers[source.table])
-        found.append(_Topic(Path(topic), table, entries, [], 0, 0.0, source=read))
+        read = (
+            kafka_tables.TableRead(source, offsets[topic], headers[source.table])
+            if topic in fresh
+            else None
+        )
+        found.append(
+            _Topic(Path(topic), table, manifest.get(table, {}), [], 0, 0.0,
+                   source=read)
+        )  # fmt: skip
     return found
 
 
