@@ -13,12 +13,14 @@ landing's other topics.
 The raw-table contract is the files' one: every record keeps its Kafka
 coordinates; ``landing_file`` names the table and partition
 (``<table>#<partition>``) and ``landing_line`` is the offset, so a record is
-accounted for by file and line as a dump's is; a record whose partition and
-offset were landed before, or that the table holds twice, is dropped into
-the ledger of duplicates; a key or value that is not UTF-8 is kept (its
-bytes as they are) with a ``landing_error``, which the base model
-quarantines. The manifest remembers, per partition, the next offset to
-read (its ``lines``), committed with the batch.
+accounted for by file and line as a dump's is; a record the table holds
+twice among its new rows lands once, the other copy (its file
+``<table>#<partition> (copy 2)``) going to the ledger of duplicates, and a
+row of an offset landed before is never read again (the table is the
+topic's log, read past what was landed); a key or value that is not UTF-8
+keeps its bytes and the base model quarantines it (``not_utf8``), as a
+dump's. The manifest remembers, per partition, the next offset to read
+(its ``lines``), committed with the batch.
 """
 
 from __future__ import annotations
@@ -37,10 +39,6 @@ class TableLanding:
     topic: str  # the project's topic (its raw table, models)
     table: str  # [catalog.][database.]table, as declared
     kafka_topic: str  # its rows' `topic` value
-
-    def file(self, partition: int) -> str:
-        """The ``landing_file`` of its records of ``partition``."""
-        return f"{self.table}#{partition}"
 
 
 def _partition_of(landing: TableLanding, file: str) -> int | None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from python_helpers import connectors
+from python_helpers.land.kafka_records import Records
 from python_helpers.land.landing import (
     refused_dirs,
     topic_dirs,
@@ -29,7 +30,7 @@ from python_helpers.schema.envelope import SpecError
 from python_helpers.topic import declarations, spec_files, topics
 from python_helpers.topic.declarations import Declared
 from python_helpers.topic.generate import TopicSpec
-from python_helpers.topic.resolve import Records, Resolved, ScanState, resolve_topic
+from python_helpers.topic.resolve import Resolved, ScanState, resolve_topic
 from python_helpers.topic.settings import Declaration
 
 STATE_FILE = "sync-state.json"

@@ -143,8 +143,9 @@ def _sync_from_tables(
         return 0
     records = {}
     for topic in landed:
-        found = batch_records(engine, topic, _documents(topic))
-        if not _documents(topic) and any(_documents_value(value) for value, _, _ in found):
+        documents = _documents(topic)
+        found = batch_records(engine, topic, documents)
+        if not documents and any(_documents_value(value) for value, _, _ in found):
             found = batch_records(engine, topic, documents=True)
         records[topic] = found
     code, _ = synced(args, records)

@@ -19,6 +19,7 @@ from typing import Any
 
 from python_helpers import connectors
 from python_helpers.digest import file_digest
+from python_helpers.land.kafka_records import Records
 from python_helpers.land.landing import VALUE_SCHEMA_FILE, LandingFile, topic_files
 from python_helpers.schema.column_names import ColumnNameError, spark_names
 from python_helpers.schema.connect_schema import ConnectSchema, SchemaError, parse_schema
@@ -30,9 +31,6 @@ from python_helpers.topic import column_settings
 from python_helpers.topic.generate import TopicSpec, decimal_scales
 from python_helpers.topic.settings import Declaration
 from python_helpers.topic.topic_schema import TopicSchemas, scan_file, scan_keys, scan_records
-
-# records read through Spark: (value, key, how many records each stands for)
-Records = list[tuple[str | None, str | None, int]]
 
 _HEAD = 1 << 16
 
