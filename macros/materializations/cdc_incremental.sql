@@ -20,8 +20,11 @@
     Schema changes (`on_schema_change: append_new_columns`): the columns
     the model's table should hold (cdc_expected_columns: the staging
     view's for a model with a staging parent, else what the topic's spec
-    says: its row columns and source-block fields) are compared with the
-    table's, both from the look-up; when a column is missing or a type was
+    says: its row columns and source-block fields; for a model whose
+    columns are its select's own — a MongoDB current state, a transaction
+    topic's transactions and progress — the select's, read by one more
+    statement that analyses it and reads no row) are compared with the
+    table's, from the look-up; when a column is missing or a type was
     widened (or the look-up could not read a type exactly), that run goes
     dbt's way once: a temporary view of the select, the project's schema
     change handling (spark__sync_column_schemas: add, widen in place, or
@@ -55,7 +58,7 @@
         {%- endcall -%}
     {%- else -%}
         {%- set source = '(' ~ compiled_code ~ '\n)' -%}
-        {%- if on_schema_change != 'ignore' and cdc_schema_drift(cdc_lookup()) -%}
+        {%- if on_schema_change != 'ignore' and cdc_schema_drift(cdc_lookup(), compiled_code) -%}
             {%- set tmp = this.incorporate(path={'identifier': this.identifier ~ '__dbt_tmp'})
                 .include(database=false, schema=false) -%}
             {%- call statement('create_tmp_relation') -%}
@@ -83,18 +86,26 @@
 {%- endmaterialization %}
 
 {#- Whether the model's table lacks a column it should hold, or holds a
-    column narrower than it should (cdc_expected_columns), by the model's
-    look-up `looked_up`; true when the look-up could not read the table's
-    types exactly. -#}
-{% macro cdc_schema_drift(looked_up) -%}
+    column narrower than it should (cdc_expected_columns; for a model whose
+    columns are its select's own, those of `compiled_code`, read by one
+    statement), by the model's look-up `looked_up`; true when the table's
+    or the select's types could not be read exactly. -#}
+{% macro cdc_schema_drift(looked_up, compiled_code) -%}
     {%- if looked_up.this_columns is none -%}
         {{- return(true) -}}
+    {%- endif -%}
+    {%- set expected = cdc_expected_columns(looked_up) -%}
+    {%- if expected is none -%}
+        {%- set expected = cdc_select_columns(compiled_code) -%}
+        {%- if expected is none -%}
+            {{- return(true) -}}
+        {%- endif -%}
     {%- endif -%}
     {%- set held = {} -%}
     {%- for column in looked_up.this_columns -%}
         {%- do held.update({column.name | lower: _cdc_type_text(column.data_type)}) -%}
     {%- endfor -%}
-    {%- for column in cdc_expected_columns(looked_up) -%}
+    {%- for column in expected -%}
         {%- set stored = held.get(column.name | lower) -%}
         {%- if stored is none -%}
             {{- return(true) -}}
@@ -108,11 +119,16 @@
 {%- endmacro %}
 
 {#- The columns (`name`, `data_type` or none) the model's table must hold:
-    the staging view's, for a model with a staging parent (a merged
-    state); else, for a model of a topic (`meta.cdc_topic`), what its
-    spec says the base model writes: the row columns and the source-block
-    and envelope fields. -#}
+    none for a model whose columns are its select's own (a MongoDB topic's
+    current state, a transaction topic's transactions and progress: the
+    caller reads the select's); the staging view's, for a model with a
+    staging parent (a merged state, history, change feed); else, for a
+    model of a topic (`meta.cdc_topic`), what its spec says the base model
+    writes: the row columns and the source-block and envelope fields. -#}
 {% macro cdc_expected_columns(looked_up) -%}
+    {%- if model.config.meta.get('cdc_layer') in ('current', 'progress') -%}
+        {{- return(none) -}}
+    {%- endif -%}
     {%- if looked_up.staging is not none -%}
         {%- if looked_up.staging_columns is not none -%}
             {{- return(looked_up.staging_columns) -}}
@@ -145,4 +161,14 @@
 {#- A Spark type as `typeof` writes it: lower case, no blanks or quotes. -#}
 {% macro _cdc_type_text(data_type) -%}
     {{- return(data_type | lower | replace(' ', '') | replace('`', '')) -}}
+{%- endmacro %}
+
+{#- The columns of the select `compiled_code` (dicts of `name` and
+    `data_type`), analysed by one statement that reads no row; none when
+    its type text does not read back exactly (cdc_struct_columns). -#}
+{% macro cdc_select_columns(compiled_code) -%}
+    {%- set row = run_query('select ' ~ _cdc_names_and_type('selected', 'select')
+        ~ ' from (select 1) as one left join (select * from (\n' ~ compiled_code
+        ~ '\n) limit 0) as selected on true').rows[0] -%}
+    {{- return(cdc_struct_columns(fromjson(row['select_names']), row['select_type'])) -}}
 {%- endmacro %}

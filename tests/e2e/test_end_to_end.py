@@ -762,3 +762,34 @@ def test_an_incremental_run_costs_a_look_up_and_one_statement_per_model(
         extra = [s for s in sent[1:-1] if not (s.startswith("delete from") or "_cdc_position" in s)]
         assert extra == [] and len(sent) <= (2 if node in base else 6), (node, sent)
     assert len(evolved) <= 6, sorted(evolved)
+
+
+TRANSACTION_MODELS = ("_transaction", "__progress")  # a transaction topic's
+
+
+def test_a_model_shaped_by_its_own_select_costs_a_look_up_its_columns_and_a_merge(
+    runs: dict[str, Any],
+) -> None:
+    """Issue 54: the MongoDB current states, the transaction topics'
+    transactions and their progress (the project's materialization, no
+    longer dbt's `incremental`) sent, in the second build, their look-up,
+    one statement reading their select's columns (no row) and their merge;
+    a progress model also reads which raw tables the landing holds. No
+    temporary view, no `describe` (dbt's `incremental`: 7 to 11)."""
+    statements = runs["second_statements"]
+    own = {
+        node: sent
+        for node, sent in statements.items()
+        if node.startswith("model.cdc.mongodb__")
+        or (node.startswith("model.cdc.debezium__") and node.endswith(TRANSACTION_MODELS))
+    }
+    assert len([n for n in own if n.startswith("model.cdc.mongodb__")]) >= 4, sorted(own)
+    assert len([n for n in own if n.endswith("__progress")]) >= 5, sorted(own)
+    for node, sent in own.items():
+        assert not [s for s in sent if s.startswith(("describe", "create or replace temporary"))], (
+            node,
+            sent,
+        )
+        assert sent[0].startswith("select (select max(_landing_batch) from "), (node, sent)
+        assert any(s.startswith("select to_json(json_object_keys(") for s in sent[1:]), sent
+        assert "merge into " in sent[-1] and len(sent) <= 4, (node, sent)

@@ -12,7 +12,8 @@ appended to the table, with a record already landed (same partition and
 offset) and a value that is not UTF-8: the next `run` lands only the new
 offsets, drops the repeat into the ledger of duplicates, quarantines the
 bad value with its reason, and the current states equal the reference of
-every record.
+every record. Both runs evaluate expressions as Spark does by default
+(compiled), not as the rest of the suite (interpreted: tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from typing import Any
 import kafka_table
 import pytest
 from project_paths import PROJECT, SAMPLE_LANDING
-from project_runs import free_port, run_in
+from project_runs import COMPILED_EXPRESSIONS, free_port, run_in
 from reference_model import current_state, events
 
 from python_helpers.engine import thrift
@@ -133,6 +134,7 @@ def _runs(
     out["first_run"] = run_in(
         project, state, *helpers, "run", "--landing", str(landing),
         "--export", str(root / "first.json"), *exports, "--", "build", port=port,
+        extra_env=COMPILED_EXPRESSIONS,
     )  # fmt: skip
     out["first"] = json.loads((root / "first.json").read_text(encoding="utf-8"))
     rest = [row for topic in TOPICS for row in _rows(topic)[halves[topic] :]]
@@ -144,6 +146,7 @@ def _runs(
     out["second_run"] = run_in(
         project, state, *helpers, "run", "--landing", str(landing),
         "--export", str(root / "second.json"), *exports, "--", "build", port=port,
+        extra_env=COMPILED_EXPRESSIONS,
     )  # fmt: skip
     out["second"] = json.loads((root / "second.json").read_text(encoding="utf-8"))
     return out

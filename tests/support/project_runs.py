@@ -6,6 +6,7 @@ import json
 import os
 import socket
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 
 from project_paths import PROJECT
@@ -21,11 +22,24 @@ def project_env(state: Path) -> dict[str, str]:
     }
 
 
-def run_in(project: Path, state: Path, *args: str, port: int | None = None) -> str:
+# Spark's own way of evaluating expressions (compiled), in place of the
+# suite's interpreted one (tests/conftest.py): for a module that runs as a
+# user's shell does
+COMPILED_EXPRESSIONS = {"CDC_CODEGEN_MODE": "FALLBACK"}
+
+
+def run_in(
+    project: Path,
+    state: Path,
+    *args: str,
+    port: int | None = None,
+    extra_env: Mapping[str, str] | None = None,
+) -> str:
     """Run ``args`` in ``project`` with its own state folder (and, given
-    ``port``, the cluster target's Thrift port); its output. Fails the
-    test, with the end of both streams, when the command fails."""
-    env = project_env(state)
+    ``port``, the cluster target's Thrift port; ``extra_env`` on top of
+    the environment); its output. Fails the test, with the end of both
+    streams, when the command fails."""
+    env = project_env(state) | dict(extra_env or {})
     if port is not None:
         env["CDC_SPARK_PORT"] = str(port)
     done = subprocess.run(args, cwd=project, env=env, capture_output=True, text=True)

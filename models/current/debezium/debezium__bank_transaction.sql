@@ -3,6 +3,7 @@
 {#- to join with the change events' _cdc_transaction_id (transaction_key). -#}
 {#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
 {{ config(
+    materialized='cdc_incremental',
     unique_key='transaction_key',
     merge_matched_condition='true',
     merge_delete_condition='false',

@@ -5,7 +5,7 @@
 {#- Reads the base model: updates the replay cannot apply are quarantined -#}
 {#- there, and flagged on their document here. -#}
 {#- Scaffolded by `python -m python_helpers sync`; edit freely. -#}
-{{ config(unique_key=['_id']) }}
+{{ config(materialized='cdc_incremental', unique_key=['_id']) }}
 
 with
 
