@@ -3,12 +3,14 @@ the shared end-to-end runs (tests/support/e2e_harness.py)."""
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from backlog import Backlog, Build
 from project_paths import PROJECT, UNIT_STATE
 
 from python_helpers.engine.class_archive import use_archive
@@ -35,8 +37,14 @@ use_archive()
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The tests on the shared end-to-end runs go last (stable order
     otherwise): the runs are built in the background (`runs` below) while
-    the other tests run."""
-    items.sort(key=_needs_runs)
+    the other tests run; before them, the modules whose build the runs'
+    thread may take once the runs are done (`backlog` below)."""
+    items.sort(key=lambda item: (_needs_runs(item), _has_build(item)))
+
+
+def _has_build(item: pytest.Item) -> bool:
+    """Whether the test's module names a build of its own (tests/support/backlog.py)."""
+    return hasattr(getattr(item, "module", None), "BACKGROUND_BUILD")
 
 
 def _needs_runs(item: pytest.Item) -> bool:
@@ -69,21 +77,41 @@ def spark() -> Iterator[Any]:
         os.chdir(previous)
 
 
+@pytest.fixture(scope="session")
+def backlog(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Backlog:
+    """The builds of the collected modules that name one, in test order."""
+    modules = {}
+    for item in request.session.items:
+        module = getattr(item, "module", None)
+        if hasattr(module, "BACKGROUND_BUILD"):
+            modules.setdefault(module.__name__, module)
+    return Backlog(
+        [
+            Build(name, functools.partial(module.BACKGROUND_BUILD, tmp_path_factory))
+            for name, module in modules.items()
+        ]
+    )
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _runs_in_background(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, backlog: Backlog
 ) -> Any:
     """Start building the shared end-to-end runs at the first test, on a
     thread (the work is done by dbt and Spark processes), if any collected
     test needs them: the tests that do not — their own Spark processes, the
-    in-process session, plain Python — run meanwhile, on the other core."""
+    in-process session, plain Python — run meanwhile, on the other core.
+    Once the runs are built, that thread takes the modules' builds no test
+    has reached yet."""
     if not any(_needs_runs(item) for item in request.session.items):
         return None
     from e2e_harness import BackgroundRuns
 
     # the docs site of the runs' warehouse, when a test reads it
     docs = any(item.path.name == "test_docs_site.py" for item in request.session.items)
-    background = BackgroundRuns(tmp_path_factory.mktemp("landing"), docs=docs)
+    background = BackgroundRuns(
+        tmp_path_factory.mktemp("landing"), docs=docs, then=backlog.take_from_the_end
+    )
     request.config._cdc_background_runs = background  # type: ignore[attr-defined]
     request.addfinalizer(background.stop)
     return background

@@ -25,6 +25,7 @@ from typing import Any
 
 import flattened_smt
 import pytest
+from backlog import Backlog
 from project_paths import PROJECT, SAMPLE_LANDING
 from project_runs import project_env
 from reference_model import current_state, flattened_changes
@@ -88,43 +89,75 @@ class Project:
             "make", "--no-print-directory", "run", f"VENV={venv}", f"CDC_LANDING_DIR={self.landing}"
         )
 
-    def current(self) -> dict[str, dict[Any, dict[str, Any]]]:
-        tables = {topic: f"cdc_current.flattened__{topic.replace('.', '_')}" for topic in TOPICS}
-        done = self.run(sys.executable, "-m", "python_helpers", "export", *tables.values())
-        assert done.returncode == 0, done.stderr[-3000:]
-        exported = json.loads(done.stdout)
-        return {
-            topic: {row["id"]: row for row in map(json.loads, exported[table]["rows"])}
-            for topic, table in tables.items()
-        }
+    def export(self) -> subprocess.CompletedProcess[str]:
+        """The current-state tables as `export` writes them."""
+        return self.run(sys.executable, "-m", "python_helpers", "export", *TABLES.values())
 
 
-def _assert_current(project: Project, expected: dict[str, dict[Any, dict[str, Any]]]) -> None:
-    actual = project.current()
+TABLES = {topic: f"cdc_current.flattened__{topic.replace('.', '_')}" for topic in TOPICS}
+
+
+def _current(export: subprocess.CompletedProcess[str]) -> dict[str, dict[Any, dict[str, Any]]]:
+    assert export.returncode == 0, export.stderr[-3000:]
+    exported = json.loads(export.stdout)
+    return {
+        topic: {row["id"]: row for row in map(json.loads, exported[table]["rows"])}
+        for topic, table in TABLES.items()
+    }
+
+
+def _assert_current(
+    export: subprocess.CompletedProcess[str], expected: dict[str, dict[Any, dict[str, Any]]]
+) -> None:
+    actual = _current(export)
     for topic, rows in expected.items():
         assert sorted(actual[topic]) == sorted(rows), topic
         for key, row in rows.items():
             assert {c: actual[topic][key][c] for c in COLUMNS} == {c: row[c] for c in COLUMNS}
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Project:
-    return Project(tmp_path_factory.mktemp("dbt-commands"))
-
-
-def test_dbt_commands_between_two_make_runs(project: Project) -> None:
-    first = flattened_smt.FIRST_LINES
-    _land(project.landing, first)
-    done = project.make_run()
-    assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
-    _assert_current(project, _expected(first))
+def _commands(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Every command's outcome, in order, and the tables exported after
+    each stage (the test reads them; built on either of the suite's
+    threads, tests/support/backlog.py)."""
+    project = Project(tmp_path_factory.mktemp("dbt-commands"))
+    _land(project.landing, flattened_smt.FIRST_LINES)
+    first = project.make_run()
+    after_first = project.export()
     dbt = str(Path(sys.executable).parent / "dbt")
-    for number, command in enumerate(DBT_COMMANDS, start=1):
-        done = project.run(dbt, *command)
+    commands = [project.run(dbt, *command) for command in DBT_COMMANDS]
+    after_commands = project.export()
+    _land(project.landing, None)
+    second = project.make_run()
+    return {
+        "first": first,
+        "after_first": after_first,
+        "commands": commands,
+        "after_commands": after_commands,
+        "second": second,
+        "after_second": project.export(),
+    }
+
+
+BACKGROUND_BUILD = _commands
+
+
+@pytest.fixture(scope="module")
+def outcomes(backlog: Backlog) -> dict[str, Any]:
+    return backlog.result(__name__)  # type: ignore[no-any-return]
+
+
+def test_dbt_commands_between_two_make_runs(outcomes: dict[str, Any]) -> None:
+    first = flattened_smt.FIRST_LINES
+    done = outcomes["first"]
+    assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
+    _assert_current(outcomes["after_first"], _expected(first))
+    for number, (command, done) in enumerate(
+        zip(DBT_COMMANDS, outcomes["commands"], strict=True), start=1
+    ):
         output = (done.stdout + done.stderr)[-4000:]
         assert done.returncode == 0, f"command {number}: dbt {' '.join(command)}\n{output}"
-    _assert_current(project, _expected(first))
-    _land(project.landing, None)
-    done = project.make_run()
+    _assert_current(outcomes["after_commands"], _expected(first))
+    done = outcomes["second"]
     assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
-    _assert_current(project, _expected(None))
+    _assert_current(outcomes["after_second"], _expected(None))

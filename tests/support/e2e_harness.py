@@ -20,7 +20,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
@@ -721,15 +721,20 @@ class BackgroundRuns:
     meanwhile (the random histories too: they are drawn in a subprocess).
     With ``docs``, the thread then starts `make docs` on the runs'
     warehouse (docs_server): the site is generated while the other tests
-    still run, and served until ``stop``."""
+    still run, and served until ``stop``. Then it runs ``then`` (the
+    modules' builds no test has reached yet)."""
 
-    def __init__(self, scratch: Path, docs: bool = False) -> None:
+    def __init__(
+        self, scratch: Path, docs: bool = False, then: Callable[[], None] = lambda: None
+    ) -> None:
+        self._then = then  # what the thread does once the runs (and site) are built
         self._result: dict[str, Any] | None = None
         self._error: BaseException | None = None
         self.docs: DocsServer | BaseException | None = None
         self.started = time.monotonic()
         self.seconds: float | None = None  # how long building them took
         self.steps: dict[str, float] = {}  # and each of its steps
+        self._done = threading.Event()
         self._thread = threading.Thread(
             target=self._build, args=(scratch, docs), name="shared-runs", daemon=True
         )
@@ -751,10 +756,14 @@ class BackgroundRuns:
             except BaseException as error:  # re-raised by the docs-site tests
                 self.docs = error
             self.steps["docs site"] = time.monotonic() - started
+        self._done.set()
+        # then the modules' builds no test has reached yet (tests/support/
+        # backlog.py): the other thread would otherwise run them alone
+        self._then()
 
     def result(self) -> dict[str, Any]:
         """The runs, once built (waits); raises what building them raised."""
-        self._thread.join()
+        self._done.wait()
         if self._error is not None:
             raise self._error
         assert self._result is not None
