@@ -28,6 +28,7 @@ from typing import Any
 
 import pytest
 import zstandard
+from backlog import Backlog
 from project_paths import PROJECT, SAMPLE_LANDING, copy_sample_topic
 from project_runs import run_in
 from reference_model import current_state, decode_decimal, events
@@ -122,8 +123,7 @@ def _landing(root: Path) -> dict[str, Any]:
     return {"landing": landing, "sink_records": sink_records}
 
 
-@pytest.fixture(scope="module")
-def layouts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def _layouts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("layouts")
     project = fresh_project(PROJECT, PROJECT / ".state" / "pytest-layouts" / "project")
     state = project / ".state"
@@ -135,6 +135,15 @@ def layouts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     helpers = [sys.executable, "-m", "python_helpers"]
     built["exported"] = json.loads(run_in(project, state, *helpers, "export", *tables))
     return built
+
+
+# built on whichever of the suite's threads gets to it first (tests/support/backlog.py)
+BACKGROUND_BUILD = _layouts
+
+
+@pytest.fixture(scope="module")
+def layouts(backlog: Backlog) -> dict[str, Any]:
+    return backlog.result(__name__)  # type: ignore[no-any-return]
 
 
 def _rows(layouts: dict[str, Any], table: str) -> list[dict[str, Any]]:
