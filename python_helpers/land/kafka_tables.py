@@ -41,10 +41,18 @@ class TableLanding:
     kafka_topic: str  # its rows' `topic` value
 
 
-def _partition_of(landing: TableLanding, file: str) -> int | None:
-    prefix = f"{landing.table}#"
-    tail = file[len(prefix) :] if file.startswith(prefix) else ""
-    return int(tail) if tail.isdigit() else None
+# A partition's landing file is `<table>#<partition>` (a declared table
+# name holds no `#`), a copy's `<table>#<partition> (copy N)`.
+_MARK = "#"
+
+
+def _partition(file: str, table: str | None = None) -> int | None:
+    """The partition of landing file ``file`` (of ``table``, when given);
+    none for a copy's file or another table's."""
+    head, mark, tail = file.rpartition(_MARK)
+    if not mark or not tail.isdigit() or (table is not None and head != table):
+        return None
+    return int(tail)
 
 
 def next_offsets(landing: TableLanding, entries: dict[str, ManifestEntry]) -> dict[int, int]:
@@ -52,7 +60,7 @@ def next_offsets(landing: TableLanding, entries: dict[str, ManifestEntry]) -> di
     ``lines`` of the partition's entry)."""
     found: dict[int, int] = {}
     for file, entry in entries.items():
-        partition = _partition_of(landing, file)
+        partition = _partition(file, landing.table)
         if partition is not None:
             found[partition] = max(found.get(partition, 0), entry.lines)
     return found
@@ -79,7 +87,7 @@ def records_select(
     """The select of the table's new records of the topic as rows of its
     raw table (``raw_tables.RAW_COLUMNS``, in that order); ``headers``:
     whether the table has the `headers` column."""
-    table_literal = spark_string(f"{landing.table}#")
+    table_literal = spark_string(f"{landing.table}{_MARK}")
     header_rows = (
         "transform(headers, h -> named_struct('key', h.key, 'value', cast(h.value as string)))"
         if headers
@@ -146,5 +154,5 @@ def manifest_rows(raw_table: str, last_lines: dict[str, int], batch: int) -> lis
     return [
         f"({spark_string(raw_table)}, {spark_string(file)}, 0L, 0L, '', {lines}L, {batch}L)"
         for file, lines in sorted(last_lines.items())
-        if file.rsplit("#", 1)[-1].isdigit()  # not a copy's
+        if _partition(file) is not None  # not a copy's
     ]
