@@ -231,10 +231,11 @@ test-cluster: setup
 #<<
 
 ## make docs [DOCS_PORT=8080]: generate the lineage docs site from the
-## warehouse `make run` built and serve it on 127.0.0.1 (Ctrl-C stops it)
+## warehouse `make run` built and serve it on 127.0.0.1 (Ctrl-C stops it);
+## models are not compiled (docs/dbt.md "The docs site")
 DOCS_PORT ?= 8080
 docs: setup
-	$(PY) -m python_helpers dbt docs generate
+	$(PY) -m python_helpers dbt docs generate --no-compile
 	$(DBT) docs serve --host 127.0.0.1 --port $(DOCS_PORT) --no-browser
 
 #>> checkout

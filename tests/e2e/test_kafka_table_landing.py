@@ -27,6 +27,7 @@ from typing import Any
 
 import kafka_table
 import pytest
+from backlog import Backlog
 from project_paths import PROJECT, SAMPLE_LANDING
 from project_runs import COMPILED_EXPRESSIONS, free_port, run_in
 from reference_model import current_state, events
@@ -97,8 +98,7 @@ def _current(exported: dict[str, Any], topic: str) -> dict[Any, dict[str, Any]]:
     return {row[key]: {c: row.get(c) for c in columns} for row in rows}
 
 
-@pytest.fixture(scope="module")
-def landed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def _landed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("kafka-table")
     project = fresh_project(PROJECT, root / "project")
     state = project / ".state"
@@ -118,6 +118,15 @@ def landed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     finally:
         if server is not None:
             thrift.stop(server)
+
+
+# built on whichever of the suite's threads gets to it first (tests/support/backlog.py)
+BACKGROUND_BUILD = _landed
+
+
+@pytest.fixture(scope="module")
+def landed(backlog: Backlog) -> dict[str, Any]:
+    return backlog.result(__name__)  # type: ignore[no-any-return]
 
 
 def _runs(
