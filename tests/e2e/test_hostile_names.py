@@ -57,7 +57,7 @@ from hostile_names import (
     hostile_topic,
 )
 from project_paths import PROJECT
-from project_runs import free_port, run_in
+from project_runs import free_port, project_env, run_in
 
 from python_helpers.engine.thrift import listening
 from python_helpers.project.init_project import fresh_project
@@ -147,12 +147,7 @@ def _hostile(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     state = project / ".state"
     landing, names = _landing(root)
     venv = Path(sys.executable).parents[1]
-    env = os.environ | {
-        "CDC_STATE_DIR": str(state),
-        "DBT_PROFILES_DIR": "profiles",
-        "PYTHONPATH": str(PROJECT),
-        "CDC_HOSTILE_SECRET": HOSTILE_SECRET,
-    }
+    env = project_env(state) | {"CDC_HOSTILE_SECRET": HOSTILE_SECRET}
     command = ["make", "--no-print-directory", "run", f"VENV={venv}", f"CDC_LANDING_DIR={landing}"]
     done = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True)
     views = _views(project)

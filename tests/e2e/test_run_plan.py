@@ -17,7 +17,6 @@ events fails the run, which names the topic, the broken rule and its rows.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -26,7 +25,7 @@ from typing import Any
 import pytest
 from backlog import Backlog
 from project_paths import PROJECT, copy_sample_topic
-from project_runs import run_in
+from project_runs import project_env, run_in
 from report_pages import read_report_page
 
 from python_helpers.project.init_project import fresh_project
@@ -124,11 +123,7 @@ def plan_runs(backlog: Backlog) -> dict[str, Any]:
 
 
 def _failing_run(project: Path, state: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = os.environ | {
-        "CDC_STATE_DIR": str(state),
-        "DBT_PROFILES_DIR": "profiles",
-        "PYTHONPATH": str(PROJECT),
-    }
+    env = project_env(state)
     return subprocess.run(args, cwd=project, env=env, capture_output=True, text=True)
 
 

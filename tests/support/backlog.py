@@ -5,7 +5,7 @@ tests that do not need them run (tests/conftest.py). A test module whose
 fixture builds a project of its own (its own processes and state folder:
 nothing shared with another thread) names that build ``BACKGROUND_BUILD``,
 a function of pytest's ``tmp_path_factory``. The runs' thread, once the
-runs are built, takes the builds no test has reached yet, the last one
+runs (and the docs site) are built, takes the builds no test has reached yet, the last one
 first; a module's fixture asks for its build's result
 (``Backlog.result``), running it at once if no thread has started it, or
 waiting for the thread that has. Both cores stay busy to the end.
