@@ -31,42 +31,96 @@ HEADER = "struct<key: string, value: string>"
 TABLES_PER_STATEMENT = 10
 # monotonically_increasing_id() is (partition index << 33) + row in partition
 _ROW_IN_PARTITION = (1 << 33) - 1
+# Spark reads a file in splits of at most this many bytes, each split one
+# task (raw_store.landing_splits): a large file is read by every core. A
+# line's number is its row in its split plus the lines of the splits before
+# it, which one count per split of a larger file finds (``split_counts_sql``)
+SPLIT_BYTES = 64 << 20
+
+# the first lines of a file's splits: split start (byte) -> line number
+Splits = dict[int, int]
 
 
-def _lines(path: Path) -> str:
-    """A file's lines, each with its place in the file (one task a file)."""
+def split_paths(plans: list[FilePlan]) -> list[Path]:
+    """The files of ``plans`` (and their sinks' keys and headers files)
+    that Spark reads in more than one split. A ``.gz`` file is read whole
+    (its codec cannot start mid-stream): one split, whatever its size."""
+    paths = [
+        path
+        for plan in plans
+        for path in (plan.spark_path, plan.keys_read, plan.headers_read)
+        if path is not None and not path.name.endswith(".gz")
+    ]
+    return [path for path in paths if path.stat().st_size > SPLIT_BYTES]
+
+
+def split_counts_sql(path: Path) -> str:
+    """How many lines each split of ``path`` holds (``block``, ``lines``)."""
+    return (
+        "select input_file_block_start() as block, count(*) as lines"
+        f" from text.{spark_identifier(str(path.resolve()))} group by 1"
+    )
+
+
+def first_lines(rows: list[dict[str, Any]]) -> Splits:
+    """``split_counts_sql``'s rows as each split's first line number."""
+    found: Splits = {}
+    total = 0
+    for row in sorted(rows, key=lambda r: int(r["block"])):
+        found[int(row["block"])] = total
+        total += int(row["lines"])
+    return found
+
+
+def _line_number(splits: Splits | None) -> str:
+    """A line's place in its file: its row in its split, plus the lines of
+    the splits before it. A split the count did not see (the file grew past
+    one more split boundary between the count and the read) gives no
+    number, so its lines are not landed now: the manifest keeps the file's
+    size as planned and its last landed line, and the next landing reads
+    them (a file that grows is read from its last landed line)."""
+    row = f"monotonically_increasing_id() & {_ROW_IN_PARTITION}"
+    if not splits or set(splits) == {0}:
+        return row
+    starts = " ".join(f"when {block}L then {line}L" for block, line in sorted(splits.items()))
+    # (``&`` binds less tightly than ``+`` in Spark SQL)
+    return f"({row}) + (case input_file_block_start() {starts} end)"
+
+
+def _lines(path: Path, splits: dict[Path, Splits]) -> str:
+    """A file's lines, each with its place in the file."""
     return (
         # a byte-order mark (at the start of a file, or of any line of
         # files joined together) is no part of a record
         "select if(startswith(value, '\\uFEFF'), substr(value, 2), value) as line,"
-        f" monotonically_increasing_id() & {_ROW_IN_PARTITION} as line_no"
+        f" {_line_number(splits.get(path))} as line_no"
         f" from text.{spark_identifier(str(path.resolve()))}"
     )
 
 
-def _companion(path: Path | None, alias: str) -> tuple[str, str]:
+def _companion(path: Path | None, alias: str, splits: dict[Path, Splits]) -> tuple[str, str]:
     """The column and join of a sink's keys or headers file, by line."""
     if path is None:
         return f"cast(null as string) as {alias}_line", ""
     return (
         f"{alias}.line as {alias}_line",
-        f" left join ({_lines(path)}) as {alias} on {alias}.line_no = v.line_no",
+        f" left join ({_lines(path, splits)}) as {alias} on {alias}.line_no = v.line_no",
     )
 
 
-def _scan(plan: FilePlan) -> str:
+def _scan(plan: FilePlan, splits: dict[Path, Splits]) -> str:
     """One file's lines, with how to read them (``line_no`` is the line's
     place in the file), and its sink's key and headers lines."""
     sink = plan.file.sink
-    key_column, key_join = _companion(plan.keys_read, "key")
-    headers_column, headers_join = _companion(plan.headers_read, "headers")
+    key_column, key_join = _companion(plan.keys_read, "key", splits)
+    headers_column, headers_join = _companion(plan.headers_read, "headers", splits)
     return (
         f"select v.line, {spark_string(plan.file.below or plan.file.path.name)} as file_name,"
         f" {str(plan.file.is_kcat).lower()} as is_kcat,"
         f" {'cast(null as int)' if sink is None else f'{sink.partition}'} as sink_partition,"
         f" {plan.first_offset if sink is None else sink.start_offset}L as first_offset,"
         f" {plan.start_line}L as start_line, v.line_no, {key_column}, {headers_column}"
-        f" from ({_lines(plan.spark_path)}) as v{key_join}{headers_join}"
+        f" from ({_lines(plan.spark_path, splits)}) as v{key_join}{headers_join}"
     )
 
 
@@ -96,10 +150,13 @@ _SINK_HEADERS = f"""
             end"""
 
 
-def records_select(topic: str, plans: list[FilePlan], batch: int) -> str:
+def records_select(
+    topic: str, plans: list[FilePlan], batch: int, splits: dict[Path, Splits] | None = None
+) -> str:
     """The select of the records of one topic's planned files as rows of
-    its raw table (``raw_tables.RAW_COLUMNS``, in that order)."""
-    scans = "\n            union all\n            ".join(_scan(p) for p in plans)
+    its raw table (``raw_tables.RAW_COLUMNS``, in that order); ``splits``:
+    the first lines of the splits of the files read in more than one."""
+    scans = "\n            union all\n            ".join(_scan(p, splits or {}) for p in plans)
     topic_literal = spark_string(topic)
     return f"""
         with lines as (

@@ -73,7 +73,8 @@ from python_helpers.naming import raw_table_name
 from python_helpers.sequences import runs_of
 
 _T = TypeVar("_T")
-_UNSPLIT = str(1 << 40)  # bytes: larger than any dump, so one task per file
+# bytes: larger than any dump, so no two files (or splits) share a task
+_APART = str(1 << 40)
 
 
 @dataclass(frozen=True)
@@ -112,13 +113,18 @@ def _manifest_rows(
 
 
 @contextmanager
-def one_task_per_file(engine: SqlEngine) -> Iterator[None]:
-    """Spark reads each landing file whole, in one task (a line's number is
-    its place in the file); the settings as they were after."""
-    keys = ("spark.sql.files.maxPartitionBytes", "spark.sql.files.openCostInBytes")
-    saved = {key: str(engine.sql(f"set {key}")[0]["value"]) for key in keys}
-    for key in keys:
-        engine.sql(f"set {key}={_UNSPLIT}")
+def landing_splits(engine: SqlEngine) -> Iterator[None]:
+    """Spark reads each landing file in splits of ``batch_sql.SPLIT_BYTES``
+    (a small file whole), each split a task of its own: a large file is read
+    by every core, and a row's place in its task is its place in its split.
+    The settings as they were after."""
+    wanted = {
+        "spark.sql.files.maxPartitionBytes": str(batch_sql.SPLIT_BYTES),
+        "spark.sql.files.openCostInBytes": _APART,
+    }
+    saved = {key: str(engine.sql(f"set {key}")[0]["value"]) for key in wanted}
+    for key, value in wanted.items():
+        engine.sql(f"set {key}={value}")
     try:
         yield
     finally:
@@ -199,7 +205,7 @@ def _land_all(
     topics = _planned(folders, manifest, {raw_table_name(t): t for t in known}, scratch)
     topics += _from_tables(engine, tables, manifest, {t.table for t in topics})
     reports: list[LandingReport] = []
-    with ThreadPoolExecutor(max_workers=1) as hasher, one_task_per_file(engine):
+    with ThreadPoolExecutor(max_workers=1) as hasher, landing_splits(engine):
         # the topics' batches are committed together (one manifest commit, not
         # one a topic), every ``COMMIT_EVERY`` topics
         for chunk in runs_of(topics, COMMIT_EVERY):
@@ -339,7 +345,7 @@ def _land_chunk(
     each. After a landing that ran to the end (``clean``: every batch it
     wrote was committed, and it rolled back any older one), no batch of a
     topic it landed can be uncommitted, nor of a table created now: those
-    skip the roll-back check. Call it inside ``one_task_per_file``."""
+    skip the roll-back check. Call it inside ``landing_splits``."""
     started = time.monotonic()
     doubtful = [t for t in chunk if t.table in existing and t.name not in clean]
     _roll_back_uncommitted(engine, doubtful)
@@ -357,7 +363,12 @@ def _land_chunk(
             select = topic.source.select(batch)
             engine.sql(f"insert into {RAW_SCHEMA}.{topic.table} ({columns})\n{select}")
         elif topic.plans:
-            select = batch_sql.records_select(topic.name, topic.plans, batch)
+            # a file read in several splits: first the lines of each split
+            splits = {
+                path: batch_sql.first_lines(engine.sql(batch_sql.split_counts_sql(path)))
+                for path in batch_sql.split_paths(topic.plans)
+            }
+            select = batch_sql.records_select(topic.name, topic.plans, batch, splits)
             engine.sql(f"insert into {RAW_SCHEMA}.{topic.table} ({columns})\n{select}")
         return topic.table, time.monotonic() - inserting
 

@@ -13,10 +13,11 @@ import pytest
 from project_paths import ORDERS_TOPIC, PRODUCTS_TOPIC, copy_sample_topic
 
 from python_helpers.engine.sql_engine import SessionEngine
+from python_helpers.land import batch_sql
 from python_helpers.land.batch_sql import TABLES_PER_STATEMENT
 from python_helpers.land.file_plans import plan_files
 from python_helpers.land.landing import count_lines, topic_files
-from python_helpers.land.raw_store import land_all
+from python_helpers.land.raw_store import land_all, landing_splits
 from python_helpers.land.raw_tables import RAW_SCHEMA
 
 pytestmark = pytest.mark.spark
@@ -297,3 +298,57 @@ def test_many_topics_are_checked_together_each_on_its_own_records(
     expected |= {(t, "repeated in the batch"): 1 for n, t in enumerate(topics) if n % 3 == 0}
     expected[("new", "repeated in the batch")] = 1
     assert counts == expected
+
+
+def test_a_file_read_in_splits_keeps_every_line_and_its_number(
+    fresh: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file larger than a split is read by several tasks (issue 54): each
+    line keeps its place in the file — the plain form's offset, a sink's
+    keys file joined by it, a grown file read from its last line — with
+    lines of every length across the split boundaries, ``\\r\\n`` and a lone
+    ``\\r`` among them, an empty line (a tombstone) and a byte-order mark."""
+    monkeypatch.setattr(batch_sql, "SPLIT_BYTES", 1024)
+    values = [
+        "" if n % 37 == 5 else json.dumps({"n": n, "pad": "x" * (n * 7 % 300)}) for n in range(400)
+    ]
+    ends = ["\r\n" if n % 11 == 0 else "\r" if n % 29 == 3 else "\n" for n in range(400)]
+    plain = tmp_path / "p" / "values.jsonl"
+    plain.parent.mkdir(parents=True)
+    plain.write_bytes(
+        b"\xef\xbb\xbf" + b"".join((v + e).encode() for v, e in zip(values, ends, strict=True))
+    )
+    # a sink's file (named for partition 2 from offset 1000) with its keys file
+    sink = tmp_path / "s" / "s+2+0000001000.json"
+    sink.parent.mkdir(parents=True)
+    sink.write_text("".join(v + "\n" for v in values), encoding="utf-8")
+    keys = [json.dumps({"id": n, "pad": "k" * (n * 13 % 200)}) for n in range(400)]
+    sink.with_name("s+2+0000001000.keys.json").write_text(
+        "".join(k + "\n" for k in keys), encoding="utf-8"
+    )
+    assert count_lines(plain) == 400
+    # the files are read in several splits: the count finds each one's lines
+    engine = SessionEngine(fresh)
+    with landing_splits(engine):
+        for path in (plain, sink):
+            found = batch_sql.first_lines(engine.sql(batch_sql.split_counts_sql(path)))
+            assert len(found) > 10, path
+    land_all(SessionEngine(fresh), tmp_path)
+    expected = [(n, values[n] or None) for n in range(400)]
+    rows = _rows(fresh, "p")
+    assert [(r["kafka_offset"], r["kafka_value"]) for r in rows] == expected
+    assert [r["landing_line"] for r in rows] == list(range(400))
+    rows = _rows(fresh, "s")
+    assert [(r["kafka_offset"] - 1000, r["kafka_value"]) for r in rows] == expected
+    assert [r["kafka_partition"] for r in rows] == [2] * 400
+    assert [r["kafka_key"] for r in rows] == keys
+    # grown by lines that start new splits: only those are read
+    more = [json.dumps({"n": n, "pad": "y" * (n % 90)}) for n in range(400, 480)]
+    with plain.open("a", encoding="utf-8") as handle:
+        handle.write("".join(line + "\n" for line in more))
+    report = land_all(SessionEngine(fresh), tmp_path)
+    assert [(r.topic, r.read, r.landed) for r in report if r.read] == [("p", 80, 80)]
+    rows = _rows(fresh, "p")
+    assert [(r["kafka_offset"], r["kafka_value"]) for r in rows] == expected + [
+        (n, more[n - 400]) for n in range(400, 480)
+    ]
