@@ -45,10 +45,12 @@ $(CLASSES): $(STAMP) | $(JAR)
 
 setup: $(STAMP) $(JAR) $(CLASSES)
 
-## make run: sync schemas/models for the landing, land it, dbt build, show rows
-## (one process: Spark starts once)
+## make run [RUN_ARGS='--all']: sync schemas/models for the landing, land it,
+## dbt build, show rows (one process: Spark starts once); RUN_ARGS: more of
+## `python -m python_helpers run`'s options (--all, --rows N, --export FILE ...)
+RUN_ARGS ?=
 run: setup
-	$(PY) -m python_helpers run --show --freshness -- build
+	$(PY) -m python_helpers run --show --freshness $(RUN_ARGS) -- build
 
 ## make watch [INTERVAL=2]: keep running: land and build what arrives, one
 ## line per cycle, tables served to other shells (docs/watch-and-maintenance.md)
