@@ -59,10 +59,11 @@ watch: setup
 	$(PY) -m python_helpers run --watch --interval $(INTERVAL)
 
 #>> checkout
-## make test: pytest (helpers + end-to-end), generated-code check, lint, types
+## make test: pytest (helpers + end-to-end; the SQL lint and mypy are among
+## its tests: tests/e2e/test_static_checks.py), generated-code check, ruff
 test: setup $(CHROMIUM)
 	$(PY) -m pytest
-	$(MAKE) --no-print-directory check-generated lint typecheck
+	$(MAKE) --no-print-directory check-generated ruff
 #<<
 #!project ## make test: build every topic with its dbt tests, then the generated-code
 #!project ## check, lint and types

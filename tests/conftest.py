@@ -35,11 +35,17 @@ use_archive()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The tests on the shared end-to-end runs go last (stable order
-    otherwise): the runs are built in the background (`runs` below) while
-    the other tests run; before them, the modules whose build the runs'
-    thread may take once the runs are done (`backlog` below)."""
-    items.sort(key=lambda item: (_needs_runs(item), _has_build(item)))
+    """The tests on the shared end-to-end runs go after the others (stable
+    order otherwise): the runs are built in the background (`runs` below)
+    while the other tests run, and a thread that reaches them first runs
+    the modules' builds meanwhile; the modules with a build of their own
+    (`backlog` below) go last: by then either thread may have built them."""
+    items.sort(key=_rank)
+
+
+def _rank(item: pytest.Item) -> int:
+    """0: plain tests; 1: tests on the shared runs; 2: modules with a build."""
+    return 2 if _has_build(item) else 1 if _needs_runs(item) else 0
 
 
 def _has_build(item: pytest.Item) -> bool:
@@ -130,8 +136,11 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 
 
 @pytest.fixture(scope="session")
-def runs(_runs_in_background: Any) -> dict[str, Any]:
-    """The end-to-end run every Spark test module shares (built once)."""
+def runs(_runs_in_background: Any, backlog: Backlog) -> dict[str, Any]:
+    """The end-to-end run every Spark test module shares (built once). A
+    test that needs them before they are built runs the modules' builds no
+    thread has taken yet while it waits (both cores stay busy)."""
+    backlog.take_while(lambda: not _runs_in_background.ready())
     return _runs_in_background.result()  # type: ignore[no-any-return]
 
 

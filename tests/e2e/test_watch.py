@@ -32,6 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from backlog import Backlog
 from project_paths import PROJECT, copy_sample_topic
 from project_runs import emails, free_port, run_in
 
@@ -66,8 +67,10 @@ def _wait(check: Callable[[], bool], what: str, timeout: float = 240) -> None:
         time.sleep(0.5)
 
 
-@pytest.fixture(scope="module")
-def watched(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def _watch(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The module's watch and what the other processes saw (built on either
+    of the suite's threads, tests/support/backlog.py)."""
+    del tmp_path_factory  # its project lives in the state folder, as before
     project = fresh_project(PROJECT, PROJECT / ".state" / "pytest-watch" / "project")
     settings = (project / "dbt_project.yml").read_text(encoding="utf-8")
     for default, tight in POLICY.items():
@@ -195,6 +198,14 @@ def watched(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         project, state, *helpers, "export", *both
     )
     return result
+
+
+BACKGROUND_BUILD = _watch
+
+
+@pytest.fixture(scope="module")
+def watched(backlog: Backlog) -> dict[str, Any]:
+    return backlog.result(__name__)  # type: ignore[no-any-return]
 
 
 def test_a_new_event_is_visible_to_other_processes_while_the_watch_runs(

@@ -6,9 +6,12 @@ fixture builds a project of its own (its own processes and state folder:
 nothing shared with another thread) names that build ``BACKGROUND_BUILD``,
 a function of pytest's ``tmp_path_factory``. The runs' thread, once the
 runs (and the docs site) are built, takes the builds no test has reached yet, the last one
-first; a module's fixture asks for its build's result
-(``Backlog.result``), running it at once if no thread has started it, or
-waiting for the thread that has. Both cores stay busy to the end.
+first. The main thread, when it reaches the tests on the shared runs
+before they are built, takes the builds no thread has taken yet, in order
+(``Backlog.take_while``). A module's fixture asks for its build's result
+(``Backlog.result``), running it at once if no thread has started it, or,
+while the other thread runs it, running the builds no thread has taken.
+Both cores stay busy to the end.
 """
 
 from __future__ import annotations
@@ -44,6 +47,9 @@ class Build:
             self._done.set()
         return True
 
+    def done(self) -> bool:
+        return self._done.is_set()
+
     def result(self) -> Any:
         """The build's result (running it here, or waiting for it)."""
         self.run_unless_taken()
@@ -64,5 +70,18 @@ class Backlog:
         for build in reversed(list(self._builds.values())):
             build.run_unless_taken()
 
+    def take_while(self, waiting: Callable[[], bool]) -> None:
+        """Run the builds no thread has taken yet, in order, while
+        ``waiting`` (a thread with nothing else to do stays busy)."""
+        for build in self._builds.values():
+            if not waiting():
+                return
+            build.run_unless_taken()
+
     def result(self, name: str) -> Any:
-        return self._builds[name].result()
+        """A build's result: run here if no thread has taken it; taken by
+        the other thread, the builds no thread has taken run here meanwhile."""
+        wanted = self._builds[name]
+        if not wanted.run_unless_taken():
+            self.take_while(lambda: not wanted.done())
+        return wanted.result()

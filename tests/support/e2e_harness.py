@@ -761,6 +761,10 @@ class BackgroundRuns:
         # backlog.py): the other thread would otherwise run them alone
         self._then()
 
+    def ready(self) -> bool:
+        """Whether the runs (and the docs site) are built."""
+        return self._done.is_set()
+
     def result(self) -> dict[str, Any]:
         """The runs, once built (waits); raises what building them raised."""
         self._done.wait()
