@@ -21,6 +21,10 @@ import pytest
 from backlog import Backlog
 from project_paths import PROJECT
 
+# no Spark, but a minute of the slow lane's (the fast lane leaves them to
+# `make lint` and `make typecheck`)
+pytestmark = pytest.mark.spark
+
 VENV_BIN = Path(sys.executable).parent
 
 
