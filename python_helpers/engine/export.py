@@ -32,40 +32,20 @@ def column_types(engine: SqlEngine, table: str) -> dict[str, str]:
     return types
 
 
-# tables whose rows one statement reads: a union of their selects (a
-# statement of its own costs each table a Spark job and its planning)
-TABLES_PER_STATEMENT = 10
-
-
 def export_tables(
     project: Path, tables: list[str], engine: SqlEngine | None = None
 ) -> dict[str, Any]:
     """``{table: {"types": {column: type}, "rows": [json text, ...]}}``."""
     engine = engine or open_engine(project)
-    names = list(dict.fromkeys(tables))
-    found = each_at_once(engine, lambda table: column_types(engine, table), names)
-    types = dict(zip(names, found, strict=True))
-    numbered = list(enumerate(names))
-    parts = [
-        numbered[start : start + TABLES_PER_STATEMENT]
-        for start in range(0, len(numbered), TABLES_PER_STATEMENT)
-    ]
-    rows: dict[str, list[str]] = {name: [] for name in names}
-    for part in each_at_once(engine, lambda part: engine.sql(_rows_sql(part, types)), parts):
-        for row in part:
-            rows[names[row["table_number"]]].append(row["row"])
-    return {name: {"types": types[name], "rows": rows[name]} for name in names}
-
-
-def _rows_sql(tables: list[tuple[int, str]], types: dict[str, dict[str, str]]) -> str:
-    """The rows of some tables as JSON text, each with its table's number."""
     options = f"map('timestampFormat', \"{TIMESTAMP_FORMAT}\", 'ignoreNullFields', 'false')"
-    return "\nunion all\n".join(
-        f"select {number} as table_number,"
-        f" to_json(struct({', '.join(spark_identifier(c) for c in types[table])}), {options})"
-        f" as row from {table}"
-        for number, table in tables
-    )
+
+    def exported(table: str) -> dict[str, Any]:
+        types = column_types(engine, table)
+        columns = ", ".join(spark_identifier(name) for name in types)
+        rows = engine.sql(f"select to_json(struct({columns}), {options}) as row from {table}")
+        return {"types": types, "rows": [r["row"] for r in rows]}
+
+    return dict(zip(tables, each_at_once(engine, exported, tables), strict=True))
 
 
 def export_json(project: Path, tables: list[str]) -> str:
