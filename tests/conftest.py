@@ -93,7 +93,11 @@ def backlog(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
             modules.setdefault(module.__name__, module)
     return Backlog(
         [
-            Build(name, functools.partial(module.BACKGROUND_BUILD, tmp_path_factory))
+            Build(
+                name,
+                functools.partial(module.BACKGROUND_BUILD, tmp_path_factory),
+                getattr(module, "BUILD_SECONDS", 0.0),
+            )
             for name, module in modules.items()
         ]
     )
@@ -116,7 +120,7 @@ def _runs_in_background(
     # the docs site of the runs' warehouse, when a test reads it
     docs = any(item.path.name == "test_docs_site.py" for item in request.session.items)
     background = BackgroundRuns(
-        tmp_path_factory.mktemp("landing"), docs=docs, then=backlog.take_from_the_end
+        tmp_path_factory.mktemp("landing"), docs=docs, then=backlog.take_all
     )
     request.config._cdc_background_runs = background  # type: ignore[attr-defined]
     request.addfinalizer(background.stop)

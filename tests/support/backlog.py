@@ -4,14 +4,15 @@ The shared end-to-end runs are built on a thread of their own while the
 tests that do not need them run (tests/conftest.py). A test module whose
 fixture builds a project of its own (its own processes and state folder:
 nothing shared with another thread) names that build ``BACKGROUND_BUILD``,
-a function of pytest's ``tmp_path_factory``. The runs' thread, once the
-runs (and the docs site) are built, takes the builds no test has reached yet, the last one
-first. The main thread, when it reaches the tests on the shared runs
-before they are built, takes the builds no thread has taken yet, in order
-(``Backlog.take_while``). A module's fixture asks for its build's result
-(``Backlog.result``), running it at once if no thread has started it, or,
-while the other thread runs it, running the builds no thread has taken.
-Both cores stay busy to the end.
+a function of pytest's ``tmp_path_factory``, and what it about takes in
+the suite, ``BUILD_SECONDS``. A thread with nothing else to do takes the
+longest build no thread has taken yet (the shortest are left for the end,
+where they even out the two threads' finish): the runs' thread once the
+runs and the docs site are built (``Backlog.take_all``), the main thread
+when it reaches the tests on the shared runs before they are built
+(``Backlog.take_while``), and a module's fixture asking for its build's
+result (``Backlog.result``) until that build is done — by this thread or
+the other. Both cores stay busy to the end.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ from typing import Any
 class Build:
     """One module's build: run once, by whichever thread comes first."""
 
-    def __init__(self, name: str, build: Callable[[], Any]) -> None:
+    def __init__(self, name: str, build: Callable[[], Any], seconds: float = 0.0) -> None:
         self.name = name
         self._build = build
+        self.seconds = seconds  # what it about takes in the suite
         self._lock = threading.Lock()
         self._taken = False
         self._done = threading.Event()
@@ -60,28 +62,30 @@ class Build:
 
 
 class Backlog:
-    """The modules' builds, in the order the tests reach them."""
+    """The modules' builds, the longest first."""
 
     def __init__(self, builds: list[Build]) -> None:
-        self._builds = {build.name: build for build in builds}
+        self._builds = sorted(builds, key=lambda build: -build.seconds)
+        self._by_name = {build.name: build for build in builds}
 
-    def take_from_the_end(self) -> None:
-        """Run every build no test has reached yet, the last one first."""
-        for build in reversed(list(self._builds.values())):
-            build.run_unless_taken()
+    def _take_one(self) -> bool:
+        """Run the longest build no thread has taken; whether there was one."""
+        return any(build.run_unless_taken() for build in self._builds)
+
+    def take_all(self) -> None:
+        """Run every build no thread has taken, the longest first."""
+        while self._take_one():
+            pass
 
     def take_while(self, waiting: Callable[[], bool]) -> None:
-        """Run the builds no thread has taken yet, in order, while
+        """Run the builds no thread has taken, the longest first, while
         ``waiting`` (a thread with nothing else to do stays busy)."""
-        for build in self._builds.values():
-            if not waiting():
-                return
-            build.run_unless_taken()
+        while waiting() and self._take_one():
+            pass
 
     def result(self, name: str) -> Any:
-        """A build's result: run here if no thread has taken it; taken by
-        the other thread, the builds no thread has taken run here meanwhile."""
-        wanted = self._builds[name]
-        if not wanted.run_unless_taken():
-            self.take_while(lambda: not wanted.done())
+        """A build's result, once done: until then this thread runs the
+        builds no thread has taken, the longest first (this one among them)."""
+        wanted = self._by_name[name]
+        self.take_while(lambda: not wanted.done())
         return wanted.result()
