@@ -6,12 +6,12 @@ benchmarks pass mypy's strict mode.
 They need no Spark and no shared run, so the suite runs them as a build
 of the backlog (tests/support/backlog.py): on whichever of its two threads
 is free first — mostly on a core the end-to-end builds leave idle near the
-suite's end, where `make test` ran them one after the other, after pytest
-(one lint process: the other core is busy with a build).
+suite's end, where `make test` ran them one after the other, after pytest.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -36,7 +36,11 @@ def _checks(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     del tmp_path_factory  # the checks write nothing but their caches
     helpers = (sys.executable, "-m", "python_helpers")
     return {
-        "lint": _check(*helpers, "lint", "--processes", "1", "models", "tests/dbt"),
+        # as many processes as cores: while the other thread's build is
+        # busy they share them, and the last build of the suite has both
+        "lint": _check(
+            *helpers, "lint", "--processes", str(os.cpu_count() or 1), "models", "tests/dbt"
+        ),
         "mypy": _check(str(VENV_BIN / "mypy")),
     }
 
