@@ -74,8 +74,7 @@ class Backlog:
 
     def take_all(self) -> None:
         """Run every build no thread has taken, the longest first."""
-        while self._take_one():
-            pass
+        self.take_while(lambda: True)
 
     def take_while(self, waiting: Callable[[], bool]) -> None:
         """Run the builds no thread has taken, the longest first, while
