@@ -37,6 +37,11 @@ from python_helpers.schema.spark_types import (
     raw_type,
 )
 
+# the schema blocks a topic's spec keeps whole, at most this many characters
+# together (the newest first): a base model recognises a value of one by its
+# first bytes instead of hashing its block (cdc_schema_fingerprint)
+BLOCKS_KEPT_CHARS = 131_072
+
 
 @dataclass(frozen=True)
 class RowColumn:
@@ -63,6 +68,9 @@ class TopicSpec:
     document: DocType | None = None
     # md5 of every distinct value schema block text seen (drift detection)
     schema_fingerprints: frozenset[str] = frozenset()
+    # fingerprint -> its block's text, the oldest first (topic_schema.
+    # recognisable; rendered up to BLOCKS_KEPT_CHARS, the newest kept)
+    schema_blocks: dict[str, str] = field(default_factory=dict, compare=False)
     # top-level Decimal column -> {fingerprint: scale} for the schema
     # versions whose scale differs from the merged one (their events are
     # decoded with their own scale)
@@ -167,6 +175,7 @@ class TopicSpec:
             source_table=self.source_table or other.source_table,
             document=document or other.document,
             schema_fingerprints=self.schema_fingerprints | other.schema_fingerprints,
+            schema_blocks=other.schema_blocks | self.schema_blocks,
             column_names=other.column_names | self.column_names,
         )
 
@@ -253,10 +262,25 @@ def _render_row_spec(spec: TopicSpec) -> dict[str, Any]:
             "schema_fingerprints": sorted(spec.schema_fingerprints),
             "decimal_format": spec.decimal_format,
         }
+        | _kept_blocks(spec.schema_blocks)
         | ({"tombstone_deletes": True} if connector.tombstone_deletes else {})
         | _row_images(connector, spec.value_schema)
         | _evolution_spec(spec)
     )
+
+
+def _kept_blocks(blocks: dict[str, str]) -> dict[str, Any]:
+    """The newest schema blocks, up to BLOCKS_KEPT_CHARS together, oldest
+    first: a base model recognises their values by their first bytes
+    (cdc_schema_fingerprint); a value of another version is hashed."""
+    kept: list[tuple[str, str]] = []
+    size = 0
+    for fingerprint, text in reversed(blocks.items()):
+        size += len(text)
+        if size > BLOCKS_KEPT_CHARS:
+            break
+        kept.append((fingerprint, text))
+    return {"schema_blocks": dict(reversed(kept))} if kept else {}
 
 
 def _row_images(connector: connectors.Connector, value_schema: ConnectSchema) -> dict[str, Any]:
@@ -396,6 +420,7 @@ def spec_from_item(topic: str, item: dict[str, Any]) -> TopicSpec:
         kind=item.get("kind", CHANGES),
         document=DocType.from_json(json.loads(document)) if document else None,
         schema_fingerprints=frozenset(item.get("schema_fingerprints") or ()),
+        schema_blocks=dict(item.get("schema_blocks") or {}),
         decimal_scales={
             column.get("source_name", column["name"]): dict(column["version_scales"])
             for column in item.get("columns") or ()

@@ -114,6 +114,12 @@ def _head_digest(path: Path, length: int) -> str:
     return file_digest(path, min(length, _HEAD))
 
 
+# what a scan keeps, as of this version of sync: a state written by an
+# earlier one is dropped and every file scanned again, once (2: the
+# schema blocks' text, topic_schema.TopicSchemas.schema_blocks)
+SCAN_FORMAT = 2
+
+
 @dataclass
 class ScanState:
     """Where each landing file's scan stopped, and which schema texts each
@@ -130,12 +136,19 @@ class ScanState:
         loaded = json.loads(path.read_text(encoding="utf-8"))
         if loaded.get("specs_digest") != digest:
             return cls(digest)  # the specs changed behind sync's back: rescan
+        if loaded.get("format") != SCAN_FORMAT:
+            return cls(digest)  # a scan that kept less: rescan once
         return cls(digest, loaded.get("files", {}), loaded.get("seen", {}))
 
     def save(self, path: Path, digest: str) -> None:
         self.specs_digest = digest
         path.parent.mkdir(parents=True, exist_ok=True)
-        body = {"specs_digest": self.specs_digest, "files": self.files, "seen": self.seen}
+        body = {
+            "format": SCAN_FORMAT,
+            "specs_digest": self.specs_digest,
+            "files": self.files,
+            "seen": self.seen,
+        }
         path.write_text(json.dumps(body, sort_keys=True), encoding="utf-8")
 
     def resume_at(self, item: LandingFile) -> int | None:
@@ -279,6 +292,7 @@ def spec_for_topic(
         value_schema=value_schema,
         key_schema=key_schema,
         schema_fingerprints=frozenset(collected.schema_fingerprints),
+        schema_blocks=dict(collected.schema_blocks),
         decimal_scales=decimal_scales(collected.versions),
         decimal_format=config.decimal_format,
         schema_changes=config.schema_changes,

@@ -46,16 +46,34 @@ def text_digest(text: bytes) -> str:
     return hashlib.sha1(text).hexdigest()
 
 
-def schema_fingerprint(cut: bytes, escaped: bool) -> str | None:
-    """The fingerprint the base models compute for a value's schema block
-    (cdc_schema_fingerprint): md5 of its exact text as landed, i.e. between
-    ``{"schema":`` and ``,"payload":`` of the value (``escaped``: the cut
-    was taken inside a kcat line, where the value is a JSON string)."""
+def block_text(cut: bytes, escaped: bool) -> str | None:
+    """A value's schema block as landed (``escaped``: the cut was taken
+    inside a kcat line, where the value is a JSON string), or None when it
+    is not text a landed value can hold."""
     try:
         text = json.loads(b'"' + cut + b'"') if escaped else cut.decode("utf-8")
+        text.encode("utf-8")  # a lone surrogate from an escape
     except ValueError:
         return None
+    return str(text)
+
+
+def schema_fingerprint(text: str) -> str:
+    """The fingerprint the base models compute for a value's schema block
+    (cdc_schema_fingerprint): md5 of its exact text as landed (block_text),
+    i.e. between ``{"schema":`` and ``,"payload":`` of the value."""
     return hashlib.md5(text.encode("utf-8")).hexdigest()
+
+
+def recognisable(text: str) -> bool:
+    """Whether a value that starts with ``{"schema":<text>,"payload":`` has
+    ``text`` as the block the base model cuts (at the first ``,"payload":``)
+    and holds no key of the envelope: then the value's first bytes tell its
+    fingerprint, and its envelope's keys are all after them
+    (cdc_schema_fingerprint, _cdc_after_known_block)."""
+    if (text + ',"payload":').find(',"payload":') != len(text):
+        return False
+    return isinstance(_loads(text), dict)  # one whole JSON object
 
 
 @dataclass
@@ -77,6 +95,8 @@ class TopicSchemas:
     document: DocType | None = None
     # fingerprints of the distinct value schema blocks seen (schema_fingerprint)
     schema_fingerprints: set[str] = field(default_factory=set)
+    # fingerprint -> the block's text as landed, for the recognisable ones
+    schema_blocks: dict[str, str] = field(default_factory=dict)
     # the value schema of each fingerprint (per-version decoding)
     versions: dict[str, ConnectSchema] = field(default_factory=dict)
     # schema evolution (see schema_evolution): the topic's policy, the table
@@ -213,15 +233,22 @@ class _Scanner:
         self.result.seen.add(digest)
         return True
 
-    def _new_schema(self, cut: bytes | None, escaped: bool) -> bool:
-        """Whether ``cut`` is a value schema text not seen before (its
-        fingerprint is then kept)."""
+    def _new_schema(
+        self, cut: bytes | None, line: bytes, at: int, marks: tuple[bytes, bytes]
+    ) -> bool:
+        """Whether ``cut`` (of ``line`` at ``at``) is a value schema text
+        not seen before (its fingerprint is then kept, and its text when
+        the value has it between the compact ``marks``)."""
         if cut is None or not self._new("v", cut):
             return False
-        fingerprint = schema_fingerprint(cut, escaped)
-        if fingerprint is not None:
-            self.result.schema_fingerprints.add(fingerprint)
-        self.fingerprint = fingerprint
+        text = block_text(cut, escaped=marks == _ESCAPED)
+        self.fingerprint = None
+        if text is not None:
+            self.fingerprint = schema_fingerprint(text)
+            self.result.schema_fingerprints.add(self.fingerprint)
+            compact = line.startswith(marks[0] + cut + marks[1], at)
+            if compact and recognisable(text):
+                self.result.schema_blocks[self.fingerprint] = text
         return True
 
     def _documents(self) -> bool:
@@ -245,7 +272,9 @@ class _Scanner:
         if cut is not None:
             self.result.events_with_schema += 1
         # a value the cut does not fit is parsed whole, a MongoDB one always
-        new_value = at > 0 and (cut is None or self._new_schema(cut, True) or self._documents())
+        new_value = at > 0 and (
+            cut is None or self._new_schema(cut, line, at, _ESCAPED) or self._documents()
+        )
         new_key = key_cut is not None and self._new("k", key_cut)
         if not (new_value or new_key):
             return
@@ -265,7 +294,7 @@ class _Scanner:
         cut = _cut(stripped, 0, _PLAIN)
         if cut is not None:
             self.result.events_with_schema += 1
-        if cut is None or self._new_schema(cut, False) or self._documents():
+        if cut is None or self._new_schema(cut, stripped, 0, _PLAIN) or self._documents():
             self._value(stripped, None)
 
     def key(self, line: bytes) -> None:

@@ -128,9 +128,15 @@ def corrupt(kind: str, value: dict[str, Any]) -> str:
         return text[: len(text) // 2]
     if kind == "duplicate_field":  # a reader keeping the last copy would delete
         op = f'"op":"{payload["op"]}"'
-        # every other one names the copy with an escape the reader decodes
-        # (`"o\u0070"` is `op`): text that never reads `"op"` twice
-        copy = '"o\\u0070"' if len(text) % 2 else '"op"'
+        spelling = len(text) % 4
+        if spelling == 3:  # the copy at the top, before the payload: not
+            # after the schema block the spec keeps whole (its text is then
+            # another block's, and the whole value is scanned)
+            return text.replace(',"payload":', ',"op":"d","payload":', 1)
+        # the copy spelled with an escape the reader decodes (`"o\u0070"`
+        # is `op`: text that never reads `"op"` twice), in single quotes
+        # (Spark's JSON reader takes them), or plainly
+        copy = ('"op"', '"o\\u0070"', "'op'")[spelling]
         return text.replace(op, op + f',{copy}:"d"', 1)
     if kind == "missing_row_image":
         bad = payload | {"op": "u", "after": None}

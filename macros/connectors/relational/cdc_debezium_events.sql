@@ -170,21 +170,34 @@
                             {{ cdc_indent(_cdc_parse_value(
                                 'landed.kafka_value', spec.value_type, spec.tombstone_deletes), 24) }}
                                 as _message,
-                            {{ cdc_indent(_cdc_repeated_envelope_fields('landed.kafka_value'), 24) }}
+                            {{ cdc_indent(_cdc_repeated_envelope_fields(
+                                'landed.kafka_value', 'landed._cdc_envelope_text' if spec.schema_blocks
+                            ), 24) }}
                                 as _cdc_repeated_fields
                             {%- if spec.tombstone_deletes %},
                             {{ 'prior.source' if is_incremental() else 'null' }} as _cdc_prior_source
                             {%- endif %}
                             {{- cdc_layout_record_columns(spec, 'landed') }}
                             {%- if spec.schema_fingerprints %},
-                            {{ cdc_schema_fingerprint('landed.kafka_value') }} as _schema_fingerprint
+                            {{ cdc_indent(cdc_schema_fingerprint('landed.kafka_value', spec), 28) }}
+                                as _schema_fingerprint
                             {%- endif %}
                             {%- if spec.key_type %},
                             from_json(
                                 landed.kafka_key, {{ cdc_string(_cdc_wrapper_type(spec.key_type, false)) }}
                             ) as _key_message
                             {%- endif %}
+                        {%- if spec.schema_blocks %}
+                        from (
+                            select
+                                records.*,
+                                {{ cdc_indent(_cdc_after_known_block('records.kafka_value', spec), 32) }}
+                                    as _cdc_envelope_text
+                            from {{ _cdc_landed_records(relation, spec) }} as records
+                        ) as landed
+                        {%- else %}
                         from {{ _cdc_landed_records(relation, spec) }} as landed
+                        {%- endif %}
                         {#- a tombstone's source: the newest earlier record of its key,
                             from its layout's cdc_prior_source__<envelope> -#}
                         {%- if spec.tombstone_deletes and is_incremental() %}

@@ -34,7 +34,9 @@
             unix_micros(replayed._landed_at) as _cdc_landed_micros
         from {{ this }} as replayed
         where replayed._quarantine_reason = 'schema_not_covered'
-            and not {{ _cdc_not_covered(cdc_schema_fingerprint('replayed._kafka_value'), spec) }}
+            and not {{ _cdc_not_covered(
+                cdc_indent(cdc_schema_fingerprint('replayed._kafka_value', spec), 16), spec
+            ) }}
     )
     {%- else -%}
     (

@@ -133,19 +133,25 @@
     finds the candidates: a field name followed by its colon twice or more
     (one regular expression per name, each starting with the quoted name,
     which the regex engine finds by skipping: half the cost of one
-    expression for the three names at 300 k, issue 54), or any `\u` escape, which can
-    spell a name (`"o\u0070"` is `op` to the reader). Only candidates have
-    their envelope's keys listed (by the JSON reader: escapes decoded). An
+    expression for the three names at 300 k, issue 54; a name in single
+    quotes, which Spark's JSON reader takes too, is counted when the text
+    holds a single quote), or any `\u` escape, which can spell a name
+    (`"o\u0070"` is `op` to the reader). The scan reads `scanned`, the
+    value's text after its schema block when the block is one the spec
+    keeps whole (a quarter of the text: _cdc_after_known_block, a column
+    computed below), else the whole `text`. Only candidates have their
+    envelope's keys listed (by the JSON reader: escapes decoded). An
     events macro computes it once per record, as the column
     `_cdc_repeated_fields` beside `_message`, for the reason and detail to
     read (evaluated in each, it was a third of the base model's decode
     time: issue 43). -#}
-{% macro _cdc_repeated_envelope_fields(text) -%}
+{% macro _cdc_repeated_envelope_fields(text, scanned=none) -%}
+    {%- set scanned = scanned or text -%}
     if(
-        regexp_count({{ text }}, '"op"\\s*:') > 1
-            or regexp_count({{ text }}, '"before"\\s*:') > 1
-            or regexp_count({{ text }}, '"after"\\s*:') > 1
-            or contains({{ text }}, '\\u'),
+        {%- for name in ['op', 'before', 'after'] %}
+        {{ _cdc_keys_named(scanned, name) }} > 1 or
+        {%- endfor %}
+        contains({{ scanned }}, '\\u'),
         concat_ws(', ', array_distinct(filter(
             concat(
                 coalesce(json_object_keys(get_json_object({{ text }}, '$.payload')), array()),
@@ -159,6 +165,13 @@
         ))),
         ''
     )
+{%- endmacro %}
+
+{#- How many times `text` names the key `name` (followed by its colon),
+    in double quotes or in single ones. -#}
+{% macro _cdc_keys_named(text, name) -%}
+    (regexp_count({{ text }}, '"{{ name }}"\\s*:')
+        + if(contains({{ text }}, '\''), regexp_count({{ text }}, '\'{{ name }}\'\\s*:'), 0))
 {%- endmacro %}
 
 {#- The `when ... then '<detail>'` branches of `_quarantine_detail` for the

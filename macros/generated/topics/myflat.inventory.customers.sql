@@ -128,6 +128,10 @@
   "79329112069a2b402d74ddd16b3a66f1"
  ],
  "decimal_format": "base64",
+ "schema_blocks": {
+  "1026b30a7c462e61b306e56361e191e7": "{\"type\":\"struct\",\"fields\":[{\"type\":\"int32\",\"optional\":false,\"field\":\"id\"},{\"type\":\"string\",\"optional\":false,\"field\":\"first_name\"},{\"type\":\"string\",\"optional\":false,\"field\":\"last_name\"},{\"type\":\"string\",\"optional\":false,\"field\":\"email\"}],\"optional\":false,\"name\":\"myflat.inventory.customers.Value\"}",
+  "79329112069a2b402d74ddd16b3a66f1": "{\"type\":\"struct\",\"fields\":[{\"type\":\"int32\",\"optional\":false,\"field\":\"id\"},{\"type\":\"string\",\"optional\":false,\"field\":\"first_name\"},{\"type\":\"string\",\"optional\":false,\"field\":\"last_name\"},{\"type\":\"string\",\"optional\":false,\"field\":\"email\"}],\"optional\":true,\"name\":\"myflat.inventory.customers.Value\"}"
+ },
  "tombstone_deletes": true
 }
 {% endraw %}{%- endset -%}

@@ -127,6 +127,9 @@
   "8a5847c1540e6218af2f23426f47251e"
  ],
  "decimal_format": "base64",
+ "schema_blocks": {
+  "8a5847c1540e6218af2f23426f47251e": "{\"type\":\"struct\",\"fields\":[{\"type\":\"int32\",\"optional\":false,\"field\":\"id\"},{\"type\":\"string\",\"optional\":true,\"field\":\"status\"},{\"type\":\"int64\",\"optional\":true,\"field\":\"qty\"},{\"type\":\"int64\",\"optional\":true,\"name\":\"io.debezium.time.MicroTimestamp\",\"version\":1,\"field\":\"updated_at\"},{\"type\":\"string\",\"optional\":true,\"field\":\"__op\"},{\"type\":\"int64\",\"optional\":true,\"field\":\"__lsn\"},{\"type\":\"int64\",\"optional\":true,\"field\":\"__source_ts_ms\"},{\"type\":\"string\",\"optional\":true,\"field\":\"__deleted\"}],\"optional\":false,\"name\":\"pgflat.public.orders.Value\"}"
+ },
  "tombstone_deletes": true,
  "version_columns": {
   "8a5847c1540e6218af2f23426f47251e": {

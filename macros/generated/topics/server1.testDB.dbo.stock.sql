@@ -84,6 +84,9 @@
   "2286ec1337eac1914f9b3e2bac093f61"
  ],
  "decimal_format": "base64",
+ "schema_blocks": {
+  "2286ec1337eac1914f9b3e2bac093f61": "{\"type\":\"struct\",\"fields\":[{\"type\":\"struct\",\"fields\":[{\"type\":\"int32\",\"optional\":false,\"field\":\"item_id\"},{\"type\":\"int32\",\"optional\":true,\"field\":\"quantity\"}],\"optional\":true,\"name\":\"server1.testDB.dbo.stock.Value\",\"field\":\"before\"},{\"type\":\"struct\",\"fields\":[{\"type\":\"int32\",\"optional\":false,\"field\":\"item_id\"},{\"type\":\"int32\",\"optional\":true,\"field\":\"quantity\"}],\"optional\":true,\"name\":\"server1.testDB.dbo.stock.Value\",\"field\":\"after\"},{\"type\":\"struct\",\"fields\":[{\"type\":\"string\",\"optional\":false,\"field\":\"version\"},{\"type\":\"string\",\"optional\":false,\"field\":\"connector\"},{\"type\":\"string\",\"optional\":false,\"field\":\"name\"},{\"type\":\"int64\",\"optional\":false,\"field\":\"ts_ms\"},{\"type\":\"string\",\"optional\":true,\"name\":\"io.debezium.data.Enum\",\"version\":1,\"parameters\":{\"allowed\":\"true,first,first_in_data_collection,last_in_data_collection,last,false,incremental\"},\"default\":\"false\",\"field\":\"snapshot\"},{\"type\":\"string\",\"optional\":false,\"field\":\"db\"},{\"type\":\"string\",\"optional\":false,\"field\":\"schema\"},{\"type\":\"string\",\"optional\":false,\"field\":\"table\"},{\"type\":\"string\",\"optional\":true,\"field\":\"change_lsn\"},{\"type\":\"string\",\"optional\":true,\"field\":\"commit_lsn\"},{\"type\":\"int64\",\"optional\":true,\"field\":\"event_serial_no\"}],\"optional\":false,\"name\":\"io.debezium.connector.sqlserver.Source\",\"field\":\"source\"},{\"type\":\"string\",\"optional\":false,\"field\":\"op\"},{\"type\":\"int64\",\"optional\":true,\"field\":\"ts_ms\"}],\"optional\":false,\"name\":\"server1.testDB.dbo.stock.Envelope\"}"
+ },
  "version_columns": {
   "2286ec1337eac1914f9b3e2bac093f61": {
    "item_id": "int",

@@ -85,7 +85,10 @@
  "schema_fingerprints": [
   "48bf9e12aba7d9fad41924533f9971b7"
  ],
- "decimal_format": "base64"
+ "decimal_format": "base64",
+ "schema_blocks": {
+  "48bf9e12aba7d9fad41924533f9971b7": "{\"type\":\"struct\",\"fields\":[{\"type\":\"struct\",\"fields\":[{\"type\":\"string\",\"optional\":false,\"field\":\"pk\"},{\"type\":\"string\",\"optional\":true,\"field\":\"aa\"}],\"optional\":true,\"name\":\"server1.testDB.dbo.tablea.Value\",\"field\":\"before\"},{\"type\":\"struct\",\"fields\":[{\"type\":\"string\",\"optional\":false,\"field\":\"pk\"},{\"type\":\"string\",\"optional\":true,\"field\":\"aa\"}],\"optional\":true,\"name\":\"server1.testDB.dbo.tablea.Value\",\"field\":\"after\"},{\"type\":\"struct\",\"fields\":[{\"type\":\"string\",\"optional\":false,\"field\":\"version\"},{\"type\":\"string\",\"optional\":false,\"field\":\"connector\"},{\"type\":\"string\",\"optional\":false,\"field\":\"name\"},{\"type\":\"int64\",\"optional\":false,\"field\":\"ts_ms\"},{\"type\":\"boolean\",\"optional\":true,\"default\":false,\"field\":\"snapshot\"},{\"type\":\"string\",\"optional\":false,\"field\":\"db\"},{\"type\":\"string\",\"optional\":false,\"field\":\"schema\"},{\"type\":\"string\",\"optional\":false,\"field\":\"table\"},{\"type\":\"string\",\"optional\":true,\"field\":\"change_lsn\"},{\"type\":\"string\",\"optional\":true,\"field\":\"commit_lsn\"},{\"type\":\"int64\",\"optional\":true,\"field\":\"event_serial_no\"}],\"optional\":false,\"name\":\"io.debezium.connector.sqlserver.Source\",\"field\":\"source\"},{\"type\":\"string\",\"optional\":false,\"field\":\"op\"},{\"type\":\"int64\",\"optional\":true,\"field\":\"ts_ms\"},{\"type\":\"struct\",\"optional\":true,\"name\":\"event.block\",\"version\":1,\"field\":\"transaction\",\"fields\":[{\"type\":\"string\",\"optional\":false,\"field\":\"id\"},{\"type\":\"int64\",\"optional\":false,\"field\":\"total_order\"},{\"type\":\"int64\",\"optional\":false,\"field\":\"data_collection_order\"}]}],\"optional\":false,\"name\":\"server1.testDB.dbo.tablea.Envelope\"}"
+ }
 }
 {% endraw %}{%- endset -%}
 {{ return(fromjson(spec_json)) }}
