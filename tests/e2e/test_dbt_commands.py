@@ -27,7 +27,7 @@ import flattened_smt
 import pytest
 from backlog import Backlog
 from project_paths import PROJECT, SAMPLE_LANDING
-from project_runs import project_env
+from project_runs import export_options, project_env
 from reference_model import current_state, flattened_changes
 
 from python_helpers.project.init_project import fresh_project
@@ -89,14 +89,14 @@ class Project:
         venv = Path(sys.executable).parents[1]
         out = self.root / "target" / "after-make-run.json"
         out.unlink(missing_ok=True)
-        export = " ".join(f"--export-table {table}" for table in TABLES.values())
+        export = " ".join(export_options(out, TABLES.values()))
         done = self.run(
             "make",
             "--no-print-directory",
             "run",
             f"VENV={venv}",
             f"CDC_LANDING_DIR={self.landing}",
-            f"RUN_ARGS=--export {out} {export}",
+            f"RUN_ARGS={export}",
         )
         return done, json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
 

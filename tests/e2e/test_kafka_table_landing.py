@@ -29,7 +29,7 @@ import kafka_table
 import pytest
 from backlog import Backlog
 from project_paths import PROJECT, SAMPLE_LANDING
-from project_runs import COMPILED_EXPRESSIONS, free_port, run_in
+from project_runs import COMPILED_EXPRESSIONS, export_options, free_port, run_in
 from reference_model import current_state, events
 
 from python_helpers.engine import thrift
@@ -140,11 +140,10 @@ def _runs(
     first = [row for topic in TOPICS for row in _rows(topic)[: halves[topic]]]
     kafka_table.write(project, state, TABLE, first, port)
     tables = [t for _, _, _, t in TOPICS.values()] + [QUARANTINE, RAW, LEDGER]
-    exports = [arg for table in tables for arg in ("--export-table", table)]
     out: dict[str, Any] = {"halves": halves}
     out["first_run"] = run_in(
         project, state, *helpers, "run", "--landing", str(landing),
-        "--export", str(root / "first.json"), *exports, "--", "build", port=port,
+        *export_options(root / "first.json", tables), "--", "build", port=port,
         extra_env=COMPILED_EXPRESSIONS,
     )  # fmt: skip
     out["first"] = json.loads((root / "first.json").read_text(encoding="utf-8"))
@@ -156,7 +155,7 @@ def _runs(
     kafka_table.write(project, state, TABLE, [*rest, old, repeated, bad], port)
     out["second_run"] = run_in(
         project, state, *helpers, "run", "--landing", str(landing),
-        "--export", str(root / "second.json"), *exports, "--", "build", port=port,
+        *export_options(root / "second.json", tables), "--", "build", port=port,
         extra_env=COMPILED_EXPRESSIONS,
     )  # fmt: skip
     out["second"] = json.loads((root / "second.json").read_text(encoding="utf-8"))

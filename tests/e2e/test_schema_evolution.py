@@ -32,7 +32,7 @@ import pytest
 from backlog import Backlog
 from kcat import field
 from project_paths import PROJECT
-from project_runs import run_in
+from project_runs import export_options, run_in
 from reference_model import decimal_base64
 
 from python_helpers.project.init_project import fresh_project
@@ -159,7 +159,7 @@ def _evolve(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     run_in(project, state, dbt, "run", "--select", BASE.split(".")[1])  # no sync
     before_sync = _export(project, state, BASE)
     out = root / "export.json"
-    exports = ["--export", str(out), "--export-table", CURRENT, "--export-table", BASE]
+    exports = export_options(out, (CURRENT, BASE))
     # sync, then an ordinary build: the quarantined version 3 event is replayed
     replayed = run_in(project, state, *run[:-1], *exports, "--", "build")
     replayed_tables = _tables(out.read_text(encoding="utf-8"))

@@ -34,7 +34,7 @@ from typing import Any
 import pytest
 from backlog import Backlog
 from project_paths import PROJECT, copy_sample_topic
-from project_runs import emails, free_port, run_in
+from project_runs import emails, export_options, free_port, run_in
 
 from python_helpers.project.init_project import fresh_project
 
@@ -179,8 +179,7 @@ def _watch(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     # the `run` itself, after its dbt (one Spark start-up)
     both = (CURRENT, f"{CURRENT}__state")
     after = state / "after-run.json"
-    exported = [arg for table in both for arg in ("--export-table", table)]
-    result["run_after"] = run_in(project, state, *helpers, "run", "--export", str(after), *exported)
+    result["run_after"] = run_in(project, state, *helpers, "run", *export_options(after, both))
     result["export_after"] = result["state_before"] = after.read_text(encoding="utf-8")
     result["unchecked_after_run"] = (state / "unchecked.json").exists()
     # the base model's test (the accounting): its window is the staging runs'

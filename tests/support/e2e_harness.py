@@ -32,6 +32,7 @@ import property_transactions as proptx
 from docs_server import DocsServer
 from fixtures.samples_snapshots import STOCK_NOTIFICATIONS as STOCK_PREFIXES
 from project_paths import EXPECTED, ORDERS_TOPIC, PRODUCTS_TOPIC, PROJECT, SAMPLE_LANDING
+from project_runs import export_options
 
 from bench.statements import statements_per_node
 from python_helpers import connectors
@@ -538,15 +539,12 @@ def _run_and_export(
     process after dbt (one Spark start-up less than a separate export);
     also its output. ``logs``: dbt's log folder for this run."""
     out = scratch / "export.json"
-    tables = [arg for table in ALL_TABLES for arg in ("--export-table", table)]
     output = _helpers(
         "run",
         "--landing",
         str(landing),
         *options,
-        "--export",
-        str(out),
-        *tables,
+        *export_options(out, ALL_TABLES),
         "--",
         *dbt_args,
         env={"DBT_LOG_PATH": str(logs)} if logs else None,

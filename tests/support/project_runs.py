@@ -6,7 +6,7 @@ import json
 import os
 import socket
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from project_paths import PROJECT
@@ -26,6 +26,12 @@ def project_env(state: Path) -> dict[str, str]:
 # suite's interpreted one (tests/conftest.py): for a module that runs as a
 # user's shell does
 COMPILED_EXPRESSIONS = {"CDC_CODEGEN_MODE": "FALLBACK"}
+
+
+def export_options(out: Path, tables: Iterable[str]) -> list[str]:
+    """`run`'s options that export ``tables`` to ``out`` in its own process
+    after dbt (a separate `export` costs another Spark start-up)."""
+    return ["--export", str(out), *(arg for table in tables for arg in ("--export-table", table))]
 
 
 def run_in(
