@@ -47,7 +47,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         from python_helpers.run.watch import watch
 
         return watch(args)
-    return pipeline.run_once(args, DbtSession())[0]
+    return pipeline.run_once(args, DbtSession(keep_parsed=True))[0]
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:

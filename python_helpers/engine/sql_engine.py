@@ -117,18 +117,25 @@ def target_name(target: str | None = None) -> str:
     return target or os.environ.get("CDC_DBT_TARGET") or "local"
 
 
-def open_engine(project: Path, target: str | None = None) -> SqlEngine:
-    """The engine of ``target`` (default: ``CDC_DBT_TARGET``, else local)."""
+def open_engine(project: Path, target: str | None = None, short_run: bool = False) -> SqlEngine:
+    """The engine of ``target`` (default: ``CDC_DBT_TARGET``, else local);
+    ``short_run``: a local Spark started now lives for one short run
+    (``spark_session.short_run_conf``)."""
     name = target_name(target)
     if name == "local":
-        from python_helpers.engine.spark_session import local_spark
+        from python_helpers.engine.spark_session import (
+            local_spark,
+            local_spark_conf,
+            short_run_conf,
+        )
         from python_helpers.engine.thrift import HOST
         from python_helpers.engine.watch_endpoint import serving_port, state_dir
 
         if target is None and (port := serving_port(state_dir())) is not None:
             return ThriftEngine(HOST, port, "cdc")  # a watch holds the metastore
 
-        return SessionEngine(local_spark(project))
+        extra = short_run_conf(local_spark_conf(project)) if short_run else None
+        return SessionEngine(local_spark(project, extra))
     if name == "cluster":
         from python_helpers.engine.spark_session import profile_output
 

@@ -50,6 +50,25 @@ def changed_topics(fingerprint: dict[str, Any], state: Path) -> set[str] | None:
     return changed | created
 
 
+def new_bytes(fingerprint: dict[str, Any], state: Path) -> int | None:
+    """At most how many bytes a landing of ``fingerprint`` reads that this
+    state folder's last landing did not: a grown file its growth, a new or
+    rewritten one (smaller, or as large with another modification time)
+    its size (None: no such landing to compare with)."""
+    remembered = _remembered(state)
+    if remembered is None or remembered.get("landing") != fingerprint["landing"]:
+        return None
+    old: dict[str, Any] = remembered.get("files", {})
+    total = 0
+    for name, stat in fingerprint["files"].items():
+        size, before = stat[0], old.get(name)
+        if before is None or size < before[0] or (size == before[0] and stat != before):
+            total += size
+        else:
+            total += size - before[0]
+    return total
+
+
 def clean_topics(state: Path) -> frozenset[str]:
     """The topics that had files in this state folder's last landing, which
     ran to the end (every batch before it committed or rolled back)."""

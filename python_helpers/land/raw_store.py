@@ -67,7 +67,6 @@ from python_helpers.land.raw_tables import (
     RAW_SCHEMA,
     create_table,
     prepare,
-    raw_tables,
 )
 from python_helpers.naming import raw_table_name
 from python_helpers.sequences import runs_of
@@ -185,7 +184,7 @@ def _land_all(
     scratch: Path,
     tables: dict[str, TableLanding],
 ) -> list[LandingReport]:
-    prepare(engine)
+    existing = prepare(engine)
     known = set(known_topics)
     folders = [
         d
@@ -194,7 +193,6 @@ def _land_all(
         and (only is None or d.name in only)
         and d.name not in tables
     ]
-    existing = raw_tables(engine)
     without_folder = (known if only is None else known & only) - {d.name for d in folders}
     without_folder -= set(tables)
     for topic in sorted(without_folder):

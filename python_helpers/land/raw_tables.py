@@ -81,24 +81,33 @@ def create_table(engine: SqlEngine, name: str, columns: tuple[tuple[str, str], .
 RAW_LAYOUT_PROPERTY = "cdc.raw-columns"
 
 
-def prepare(engine: SqlEngine) -> None:
-    """Create the landing database and the manifest table; bring raw tables
-    of an older layout to the newest (``RAW_LAYOUT_PROPERTY``)."""
+def prepare(engine: SqlEngine) -> set[str]:
+    """Create the landing database and the manifest tables; bring raw tables
+    of an older layout to the newest (``RAW_LAYOUT_PROPERTY``): the tables
+    of the landing database. One listing answers which tables exist, so a
+    landing does not load the tables it only would have created (a
+    ``create table if not exists`` of an existing Iceberg table reads its
+    metadata: a second of a one-shot landing's start)."""
     engine.sql(f"create database if not exists {RAW_SCHEMA}")
+    tables = raw_tables(engine)
     manifest = f"{RAW_SCHEMA}.{MANIFEST_TABLE}"
-    create_table(engine, manifest, MANIFEST_COLUMNS)
-    create_table(engine, f"{RAW_SCHEMA}.{DUPLICATES_TABLE}", DUPLICATE_COLUMNS)
+    landing_tables = ((MANIFEST_TABLE, MANIFEST_COLUMNS), (DUPLICATES_TABLE, DUPLICATE_COLUMNS))
+    for name, columns in landing_tables:
+        if name not in tables:
+            create_table(engine, f"{RAW_SCHEMA}.{name}", columns)
+            tables.add(name)
     layout = str(len(RAW_COLUMNS))
     rows = engine.sql(f"show tblproperties {manifest} ({spark_string(RAW_LAYOUT_PROPERTY)})")
     if rows and str(rows[0]["value"]) == layout:
-        return
-    for table in sorted(raw_tables(engine)):
+        return tables
+    for table in sorted(tables):
         if not table.startswith("_"):
             _add_missing_columns(engine, f"{RAW_SCHEMA}.{table}")
     engine.sql(
         f"alter table {manifest} set tblproperties"
         f" ({spark_string(RAW_LAYOUT_PROPERTY)} = {spark_string(layout)})"
     )
+    return tables
 
 
 def _add_missing_columns(engine: SqlEngine, table: str) -> None:

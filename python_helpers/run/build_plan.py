@@ -58,14 +58,18 @@ def add(state: Path, topics: list[str] | set[str], respecified: bool = False) ->
         (state / name).write_text(json.dumps(merged), encoding="utf-8")
 
 
-def project_digest(project: Path) -> str:
-    """A digest of the project files' names, sizes and modification times."""
+def project_digest(project: Path, with_specs: bool = False) -> str:
+    """A digest of the project files' names, sizes and modification times
+    (``with_specs``: the generated spec macros too, which a build plan
+    notes per topic instead and a parsed manifest holds)."""
     sha = hashlib.sha1()
     paths = [project / name for name in PROJECT_FILES]
-    generated = project / "macros" / "generated"  # noted per topic by sync instead
+    generated = project / "macros" / "generated"
     for part in PROJECT_PARTS:
         found = (project / part).rglob("*")
-        paths += sorted(p for p in found if p.is_file() and generated not in p.parents)
+        paths += sorted(
+            p for p in found if p.is_file() and (with_specs or generated not in p.parents)
+        )
     for path in paths:
         if path.exists():
             stat = path.stat()
@@ -97,6 +101,20 @@ class Plan:
         at = self.args.index("--exclude") + 1
         kept = [a for a in self.args[at:] if "config.materialized:view" not in a]
         return ["run", *self.args[1:at], *kept, *self.views]
+
+
+def narrows(state: Path, dbt_args: list[str], build_all: bool = False) -> bool:
+    """Whether ``plan`` narrows ``dbt_args`` to what changed (incrementally:
+    not ``--full-refresh``), rather than building what they say or
+    everything."""
+    return (
+        not build_all
+        and dbt_args[0] in NARROWED_COMMANDS
+        and not _selects(dbt_args)
+        and "--full-refresh" not in dbt_args
+        and (state / LAST_BUILD_DIR / "manifest.json").exists()
+        and (state / PROJECT_DIGEST_FILE).exists()
+    )
 
 
 def plan(

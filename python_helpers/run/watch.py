@@ -131,7 +131,7 @@ def watch(args: argparse.Namespace) -> int:
                 f" http://{args.metrics_host}:{args.metrics_port}/metrics",
                 flush=True,
             )
-    dbt = DbtSession(keep_parsed=True, quiet=True)
+    dbt = DbtSession(keep_parsed=True, quiet=True, artifacts=False)
     landing = pipeline.landing_dir(args.landing)
     tail = Tail(args.checks_every, lambda: landing_waits(landing, state))
     cycles = 0

@@ -142,3 +142,23 @@ def test_a_first_dbt_run_loads_the_seeds_first(tmp_path: Path) -> None:
     assert narrowed.args is not None and not build_plan.needs_seeds(narrowed, narrowed.args)
     chosen = build_plan.plan(state, project, ["run", "--select", "m"])
     assert chosen.args is not None and not build_plan.needs_seeds(chosen, chosen.args)
+
+
+def test_narrows_agrees_with_the_plan_and_a_full_refresh_is_not_short(tmp_path: Path) -> None:
+    """``narrows`` (a run's Spark may start for a short life) is true
+    exactly when ``plan`` narrows the build and it is incremental."""
+    project, state = _project(tmp_path), tmp_path / "state"
+    assert not build_plan.narrows(state, ["build"])  # no good build yet
+    _good_build(state, project)
+    build_plan.add(state, ["bank.public.orders"])
+    for args, build_all in (
+        (["build"], False),
+        (["run"], False),
+        (["build"], True),
+        (["build", "--select", "x"], False),
+        (["run-operation", "m"], False),
+    ):
+        assert build_plan.narrows(state, args, build_all) == (
+            build_plan.plan(state, project, args, build_all).narrowed
+        ), (args, build_all)
+    assert not build_plan.narrows(state, ["build", "--full-refresh"])
