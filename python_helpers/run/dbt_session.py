@@ -10,10 +10,9 @@ flags that shape a parse (``--vars``, the target, …) are unchanged; a
 change (sync wrote a spec or a model, an analyst edited one) parses
 again.
 
-``prepare`` parses in a background thread: a run whose build is
-narrowed to what changed calls it when its landing has started Spark,
-so importing dbt (3–5 s) and parsing the project overlap the landing's
-statements, which wait mostly on Spark's
+``prepare`` parses in a background thread: a run calls it when its
+landing has started Spark, so importing dbt (3–5 s) and parsing the
+project overlap the landing's statements, which wait mostly on Spark's
 metastore, scheduling and commits, not on this process. (Called before
 the JVM's start, the import slowed that start by 2–3 s on two cores.)
 The next ``invoke`` waits for that parse and uses it if nothing changed

@@ -313,11 +313,7 @@ def _run_once(
     narrowed = not rebuilds.pending(state_dir()) and build_plan.narrows(
         state_dir(), dbt_args, args.all
     )
-    # a narrowed build's parse is partial and small: made while Spark lands;
-    # a first or full build's parse of every node after the landing, as
-    # before (beside it, the first build of 100 topics peaked 3.1 GiB higher)
-    starting = (lambda: dbt.prepare(dbt_args)) if narrowed else (lambda: None)
-    code, reports = land(args, starting, narrowed)
+    code, reports = land(args, lambda: dbt.prepare(dbt_args), narrowed)
     steps.append(("land", time.monotonic() - started))
     record = RunRecord(from_landing(time.time_ns() // 1000, run_started, reports))
     if code or stopping():
