@@ -75,11 +75,11 @@ class DbtSession:
         ``invoke(args)`` (a kept session only; once at a time)."""
         if not self.keep_parsed or self._preparing is not None:
             return
-        if self.parsed_as == self._parse_key(args):
+        key = self._parse_key(args)
+        if self.parsed_as == key:
             return
-        flags = parse_flags(args)
         self._preparing = threading.Thread(
-            target=self._parse, args=(flags, True), name="dbt-parse", daemon=False
+            target=self._parse, args=(key, True), name="dbt-parse", daemon=False
         )
         self._preparing.start()
 
@@ -92,8 +92,9 @@ class DbtSession:
         if not self.keep_parsed:
             return dbtRunner().invoke([*flags, *args])
         self.settle()
-        if self.parsed_as != self._parse_key(args):
-            parsed = self._parse(parse_flags(args), self.quiet)
+        key = self._parse_key(args)
+        if self.parsed_as != key:
+            parsed = self._parse(key, self.quiet)
             if not parsed.success:
                 return parsed
         quiet_artifacts = (
@@ -107,17 +108,19 @@ class DbtSession:
             self._preparing.join()
             self._preparing = None
 
-    def _parse(self, flags: tuple[str, ...], quiet: bool) -> Any:
-        """Parse with ``flags`` and keep the manifest when it succeeded."""
+    def _parse(self, key: tuple[str, tuple[str, ...]], quiet: bool) -> Any:
+        """Parse with the flags of ``key`` (``_parse_key``) and keep the
+        manifest under ``key`` when it succeeded."""
         from dbt.cli.main import dbtRunner
 
-        key = (build_plan.project_digest(Path("."), with_specs=True), flags)
         self.manifest, self.parsed_as = None, None
-        parsed = dbtRunner().invoke([*(["--quiet"] if quiet else []), "parse", *flags])
+        parsed = dbtRunner().invoke([*(["--quiet"] if quiet else []), "parse", *key[1]])
         if parsed.success:
             self.manifest, self.parsed_as = parsed.result, key
         return parsed
 
     @staticmethod
     def _parse_key(args: Sequence[str]) -> tuple[str, tuple[str, ...]]:
+        """What a parse for ``args`` depends on: (the project's digest, the
+        specs included; the parse flags)."""
         return build_plan.project_digest(Path("."), with_specs=True), parse_flags(args)
