@@ -8,6 +8,7 @@ Goes through the target's SQL engine (``sql_engine``), like the landing and
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -66,18 +67,38 @@ def _table_lines(engine: SqlEngine, table: str, rows: int) -> list[str]:
     return [f"\n{name}: {count} rows", render_rows(shown, found)]
 
 
+def ran_topics(project: Path, unique_ids: Iterable[str]) -> list[str]:
+    """The topics of the nodes ``unique_ids`` (those a build ran), from the
+    manifest of that build."""
+    nodes = _manifest_nodes(project)
+    return sorted(
+        {
+            str(topic)
+            for unique_id in unique_ids
+            if (
+                topic := nodes.get(unique_id, {}).get("config", {}).get("meta", {}).get("cdc_topic")
+            )
+        }
+    )
+
+
 def built_current_models(project: Path, topics: list[str]) -> set[str]:
     """The current-layer models of ``topics``, from the manifest of the
     build that just ran."""
-    manifest = json.loads((project / "target" / "manifest.json").read_text(encoding="utf-8"))
     wanted = set(topics)
     return {
         str(node.get("alias") or node["name"])
-        for node in manifest["nodes"].values()
+        for node in _manifest_nodes(project).values()
         if node["resource_type"] == "model"
         and node["config"].get("meta", {}).get("cdc_topic") in wanted
         and node["config"].get("meta", {}).get("cdc_layer") == "current"
     }
+
+
+def _manifest_nodes(project: Path) -> dict[str, Any]:
+    """The nodes of the manifest of the build that just ran."""
+    manifest = json.loads((project / "target" / "manifest.json").read_text(encoding="utf-8"))
+    return manifest["nodes"]  # type: ignore[no-any-return]
 
 
 def current_tables(engine: SqlEngine) -> list[str]:

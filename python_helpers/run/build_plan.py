@@ -110,7 +110,7 @@ def narrows(state: Path, dbt_args: list[str], build_all: bool = False) -> bool:
     return (
         not build_all
         and dbt_args[0] in NARROWED_COMMANDS
-        and not _selects(dbt_args)
+        and not selects(dbt_args)
         and "--full-refresh" not in dbt_args
         and (state / LAST_BUILD_DIR / "manifest.json").exists()
         and (state / PROJECT_DIGEST_FILE).exists()
@@ -131,7 +131,7 @@ def plan(
     stay as they are) nor what depends on them."""
     left_out = set(absent)
     topics = [topic for topic in pending(state) if topic not in left_out]
-    if build_all or dbt_args[0] not in NARROWED_COMMANDS or _selects(dbt_args):
+    if build_all or dbt_args[0] not in NARROWED_COMMANDS or selects(dbt_args):
         return Plan(dbt_args, topics, "as asked")
     absent_selectors = rebuilds.selectors(sorted(left_out))
     manifest = state / LAST_BUILD_DIR / "manifest.json"
@@ -173,7 +173,7 @@ def needs_seeds(planned: Plan, command: list[str]) -> bool:
     (the quarantine summary reads the seed ``cdc_quarantine_reasons``; a
     first `run -- run` failed on it every time). A `build` loads them
     itself; a narrowed run leaves the views reading them alone."""
-    return command[0] == "run" and not planned.narrowed and not _selects(command)
+    return command[0] == "run" and not planned.narrowed and not selects(command)
 
 
 def _excluding(selectors: list[str]) -> list[str]:
@@ -207,5 +207,6 @@ def succeeded(state: Path, project: Path, built: Plan) -> None:
         (state / PROJECT_DIGEST_FILE).write_text(project_digest(project), encoding="utf-8")
 
 
-def _selects(dbt_args: list[str]) -> bool:
+def selects(dbt_args: list[str]) -> bool:
+    """Whether ``dbt_args`` select nodes themselves (``-s``, ``--exclude`` ...)."""
     return any(arg in SELECTION_FLAGS or arg.split("=")[0] in SELECTION_FLAGS for arg in dbt_args)

@@ -18,7 +18,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -349,7 +349,8 @@ def _run_once(
     if args.show and planned.args is not None:
         from python_helpers.engine.show import built_current_models, show_results
 
-        only = built_current_models(Path("."), planned.topics) if planned.narrowed else None
+        chosen = _shown_topics(planned, record.timings)
+        only = built_current_models(Path("."), chosen) if chosen is not None else None
         print(show_results(Path("."), args.rows, only=only))
     record.keep(time.monotonic() - started)
     steps.append(("metrics", time.monotonic() - started))
@@ -362,6 +363,20 @@ def _run_once(
     steps.append(("maintenance", time.monotonic() - started))
     finished = _export(args) or _done(started, steps)
     return checked or finished or _say_left_out(left_out), rows
+
+
+def _shown_topics(planned: build_plan.Plan, ran: Iterable[str]) -> list[str] | None:
+    """The topics whose current-state tables `--show` prints: a narrowed
+    build's, or those of the nodes ``ran`` by a build that selected its own
+    (at 500 topics, printing every table takes minutes); None (every
+    table) after a whole build."""
+    if planned.narrowed:
+        return planned.topics
+    if planned.args is not None and build_plan.selects(planned.args):
+        from python_helpers.engine.show import ran_topics
+
+        return ran_topics(Path("."), ran)
+    return None
 
 
 def _say_left_out(left_out: dict[str, str]) -> int:

@@ -14,7 +14,6 @@ from project_paths import ORDERS_TOPIC, PRODUCTS_TOPIC, copy_sample_topic
 
 from python_helpers.engine.sql_engine import SessionEngine
 from python_helpers.land import batch_sql
-from python_helpers.land.batch_sql import TABLES_PER_STATEMENT
 from python_helpers.land.file_plans import plan_files
 from python_helpers.land.landing import count_lines, topic_files
 from python_helpers.land.raw_store import land_all, landing_splits
@@ -259,12 +258,14 @@ def test_dropped_duplicates_are_written_to_the_ledger(fresh: Any, tmp_path: Path
 
 
 def test_many_topics_are_checked_together_each_on_its_own_records(
-    fresh: Any, tmp_path: Path
+    fresh: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The summary, roll-back and duplicate checks read many topics' tables
     in one statement (issue 43): each topic's counts and ledger rows are its
-    own, across more topics than one statement reads."""
-    topics = [f"t{n:02d}" for n in range(TABLES_PER_STATEMENT + 3)]
+    own, across more topics than one statement reads (three per statement
+    here: the same statements as ten, on fewer tables)."""
+    monkeypatch.setattr(batch_sql, "TABLES_PER_STATEMENT", 3)
+    topics = [f"t{n:02d}" for n in range(batch_sql.TABLES_PER_STATEMENT + 3)]
     for number, topic in enumerate(topics):
         _write(tmp_path / "l1" / topic / "a.jsonl", [_kcat(0, "{}"), _kcat(1, "{}")])
         # the next landing: offset 1 again (landed before), and for every
