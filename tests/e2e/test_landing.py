@@ -39,13 +39,6 @@ def _rows(spark: Any, table: str) -> list[dict[str, Any]]:
     return [row.asDict() for row in frame.collect()]
 
 
-@pytest.fixture()
-def fresh(spark: Any) -> Any:
-    for row in spark.sql(f"show tables in {RAW_SCHEMA}").collect():
-        spark.sql(f"drop table if exists {RAW_SCHEMA}.{row.tableName} purge")
-    return spark
-
-
 def test_plain_file_offsets_continue_across_files(fresh: Any, tmp_path: Path) -> None:
     _write(tmp_path / "t" / "a.jsonl", ['{"a": 1}', "", '{"a": 2}'], end="\r\n")
     _write(tmp_path / "t" / "b.jsonl", ['{"a": 3}'])

@@ -63,13 +63,6 @@ def _headers(row: dict[str, Any]) -> list[tuple[str, str | None]] | None:
     return None if found is None else [(h["key"], h["value"]) for h in found]
 
 
-@pytest.fixture()
-def fresh(spark: Any) -> Any:
-    for row in spark.sql(f"show tables in {RAW_SCHEMA}").collect():
-        spark.sql(f"drop table if exists {RAW_SCHEMA}.{row.tableName} purge")
-    return spark
-
-
 def _sink_landing(root: Path) -> None:
     """An S3 sink's layout: partition folders, gzipped values with keys and
     headers files, a partition without them, and what a sink leaves that
