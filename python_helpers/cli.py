@@ -17,6 +17,7 @@ from typing import Any
 
 from python_helpers.engine.class_archive import ensure_archive, use_archive
 from python_helpers.engine.jars import install_iceberg_jar
+from python_helpers.engine.show import SHOWN_TABLES
 from python_helpers.engine.watch_endpoint import state_dir
 from python_helpers.project.init_project import InitError, init_project
 from python_helpers.run import pipeline
@@ -335,13 +336,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--landing", help=LANDING_HELP)
     run.add_argument("--project", default=".", help="dbt project root (default: .)")
-    run.add_argument("--show", action="store_true", help="print a few rows of every table after")
+    run.add_argument(
+        "--show", action="store_true", help="print a few rows of the tables built, after"
+    )
     run.add_argument(
         "--freshness",
         action="store_true",
         help="run `dbt source freshness` after dbt and print its results as a table",
     )
     run.add_argument("--rows", type=int, default=5)
+    run.add_argument(
+        "--show-tables",
+        type=int,
+        default=SHOWN_TABLES,
+        metavar="N",
+        help=f"--show prints at most N tables (default {SHOWN_TABLES}; `show` prints every one)",
+    )
     run.add_argument(
         "--all",
         action="store_true",

@@ -20,16 +20,24 @@ CURRENT_SCHEMA = "cdc_current"
 # metadata columns shown after a table's own (first) columns
 SHOWN_METADATA = ("_cdc_op", "_cdc_source_committed_at")
 MAX_COLUMNS = 8
+# the tables a run's `--show` prints at most (`run --show-tables N`): at
+# 500 topics, every table's count and rows would take minutes
+SHOWN_TABLES = 20
 MAX_WIDTH = 40
 
 
 def show_results(
-    project: Path, rows: int = 5, engine: SqlEngine | None = None, only: set[str] | None = None
+    project: Path,
+    rows: int = 5,
+    engine: SqlEngine | None = None,
+    only: set[str] | None = None,
+    tables_at_most: int | None = None,
 ) -> str:
     """A readable summary of the warehouse after a run: the current-state
     tables and views (not the `__state` tables behind them; with ``only``,
-    those of these names), each with its row count and its first ``rows``
-    rows."""
+    those of these names; with ``tables_at_most``, the first that many by
+    name, saying how many more there are), each with its row count and its
+    first ``rows`` rows."""
     engine = engine or open_engine(project)
     lines = [
         engine.where(),
@@ -49,6 +57,12 @@ def show_results(
             " others unchanged: `python -m python_helpers show` prints them all)"
         )
         tables = shown_tables
+    if tables_at_most is not None and len(tables) > tables_at_most:
+        lines.append(
+            f"(the first {tables_at_most} of {len(tables)} by name: `python -m python_helpers"
+            " show` prints them all, `run --show-tables N` more of them)"
+        )
+        tables = tables[:tables_at_most]
     for table_lines in each_at_once(engine, lambda t: _table_lines(engine, t, rows), tables):
         lines.extend(table_lines)
     return "\n".join(lines)

@@ -351,7 +351,7 @@ def _run_once(
 
         chosen = _shown_topics(planned, record.timings)
         only = built_current_models(Path("."), chosen) if chosen is not None else None
-        print(show_results(Path("."), args.rows, only=only))
+        print(show_results(Path("."), args.rows, only=only, tables_at_most=args.show_tables))
     record.keep(time.monotonic() - started)
     steps.append(("metrics", time.monotonic() - started))
     rows = list(record.rows.values())
