@@ -81,28 +81,29 @@ def _table_lines(engine: SqlEngine, table: str, rows: int) -> list[str]:
     return [f"\n{name}: {count} rows", render_rows(shown, found)]
 
 
-def ran_topics(project: Path, unique_ids: Iterable[str]) -> list[str]:
-    """The topics of the nodes ``unique_ids`` (those a build ran), from the
-    manifest of that build."""
-    nodes = _manifest_nodes(project)
-    return sorted(
-        {
-            str(topic)
-            for unique_id in unique_ids
-            if (
-                topic := nodes.get(unique_id, {}).get("config", {}).get("meta", {}).get("cdc_topic")
-            )
-        }
-    )
-
-
 def built_current_models(project: Path, topics: list[str]) -> set[str]:
     """The current-layer models of ``topics``, from the manifest of the
     build that just ran."""
+    return _current_models(_manifest_nodes(project), topics)
+
+
+def ran_current_models(project: Path, unique_ids: Iterable[str]) -> set[str]:
+    """The current-layer models of the topics of the nodes ``unique_ids``
+    (those a build ran), from the manifest of that build (read once)."""
+    nodes = _manifest_nodes(project)
+    topics = {
+        str(topic)
+        for unique_id in unique_ids
+        if (topic := nodes.get(unique_id, {}).get("config", {}).get("meta", {}).get("cdc_topic"))
+    }
+    return _current_models(nodes, topics)
+
+
+def _current_models(nodes: dict[str, Any], topics: Iterable[str]) -> set[str]:
     wanted = set(topics)
     return {
         str(node.get("alias") or node["name"])
-        for node in _manifest_nodes(project).values()
+        for node in nodes.values()
         if node["resource_type"] == "model"
         and node["config"].get("meta", {}).get("cdc_topic") in wanted
         and node["config"].get("meta", {}).get("cdc_layer") == "current"

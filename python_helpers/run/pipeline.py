@@ -347,10 +347,9 @@ def _run_once(
             _say_left_out(left_out)
             return 1, list(record.rows.values())
     if args.show and planned.args is not None:
-        from python_helpers.engine.show import built_current_models, show_results
+        from python_helpers.engine.show import show_results
 
-        chosen = _shown_topics(planned, record.timings)
-        only = built_current_models(Path("."), chosen) if chosen is not None else None
+        only = _shown_models(planned, record.timings)
         print(show_results(Path("."), args.rows, only=only, tables_at_most=args.show_tables))
     record.keep(time.monotonic() - started)
     steps.append(("metrics", time.monotonic() - started))
@@ -365,17 +364,17 @@ def _run_once(
     return checked or finished or _say_left_out(left_out), rows
 
 
-def _shown_topics(planned: build_plan.Plan, ran: Iterable[str]) -> list[str] | None:
-    """The topics whose current-state tables `--show` prints: a narrowed
-    build's, or those of the nodes ``ran`` by a build that selected its own
-    (at 500 topics, printing every table takes minutes); None (every
-    table) after a whole build."""
-    if planned.narrowed:
-        return planned.topics
-    if planned.args is not None and build_plan.selects(planned.args):
-        from python_helpers.engine.show import ran_topics
+def _shown_models(planned: build_plan.Plan, ran: Iterable[str]) -> set[str] | None:
+    """The current-state models `--show` prints: those of a narrowed
+    build's topics, or of the topics of the nodes ``ran`` by a build that
+    selected its own (at 500 topics, printing every table takes minutes);
+    None (every table) after a whole build."""
+    from python_helpers.engine.show import built_current_models, ran_current_models
 
-        return ran_topics(Path("."), ran)
+    if planned.narrowed:
+        return built_current_models(Path("."), planned.topics)
+    if planned.args is not None and build_plan.selects(planned.args):
+        return ran_current_models(Path("."), ran)
     return None
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from python_helpers.engine.show import built_current_models, ran_topics
+from python_helpers.engine.show import built_current_models, ran_current_models
 from python_helpers.run import build_plan
-from python_helpers.run.pipeline import _shown_topics
+from python_helpers.run.pipeline import _shown_models
 
 
 def _node(name: str, topic: str | None, layer: str, kind: str = "model") -> dict[str, object]:
@@ -37,9 +37,11 @@ def _project(tmp_path: Path) -> Path:
 def test_the_topics_of_the_nodes_a_build_ran(tmp_path: Path) -> None:
     project = _project(tmp_path)
     ran = ["model.cdc.a__state", "test.cdc.checks_b", "model.cdc.cdc_quarantine_counts"]
-    assert ran_topics(project, ran) == ["db.a", "db.b"]
+    # the current models of db.a and db.b (a test carries its topic too);
+    # the ops model names none
+    assert ran_current_models(project, ran) == {"a", "b"}
     # a node the manifest does not know (a seed of another run) names no topic
-    assert ran_topics(project, ["seed.cdc.gone"]) == []
+    assert ran_current_models(project, ["seed.cdc.gone"]) == set()
     assert built_current_models(project, ["db.a", "db.b"]) == {"a", "b"}
 
 
@@ -48,8 +50,8 @@ def test_a_self_selected_build_shows_its_topics_and_a_whole_build_every_table(
 ) -> None:
     monkeypatch.chdir(_project(tmp_path))  # the run's manifest: target/ of the project
     selected = build_plan.Plan(["run", "-s", "config.meta.cdc_topic:db.a+"], [], "as asked")
-    assert _shown_topics(selected, ["model.cdc.a__state"]) == ["db.a"]
+    assert _shown_models(selected, ["model.cdc.a__state"]) == {"a"}
     whole = build_plan.Plan(["build"], [], "as asked")
-    assert _shown_topics(whole, ["model.cdc.a", "model.cdc.b"]) is None
+    assert _shown_models(whole, ["model.cdc.a", "model.cdc.b"]) is None
     narrowed = build_plan.Plan(["build", "--select", "x"], ["db.c"], "1 changed", True)
-    assert _shown_topics(narrowed, ["model.cdc.a"]) == ["db.c"]
+    assert _shown_models(narrowed, ["model.cdc.a"]) == {"c"}
