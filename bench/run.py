@@ -67,11 +67,27 @@ def _parts(output: str, peak: int) -> list[Step]:
 
 
 def _tree_rss(process: psutil.Process) -> int:
+    """The resident memory of ``process`` and its descendants, each address
+    space counted once: a child spawned from the JVM (Hadoop's local file
+    system runs `chmod` for every file it writes, thousands per build)
+    shares its parent's memory until it runs its own program, and counting
+    it then added the JVM's whole size to the sample (the first build's
+    peak jumped by 2-3 GiB from run to run). Such a child still has its
+    parent's command line: it is left out."""
     total = 0
     for member in [process, *process.children(recursive=True)]:
         with contextlib.suppress(psutil.Error):
+            if member is not process and _shares_parent_memory(member):
+                continue
             total += member.memory_info().rss
     return total
+
+
+def _shares_parent_memory(member: psutil.Process) -> bool:
+    """Whether ``member`` has not yet run a program of its own (a spawned
+    or forked copy of its parent: the same command line)."""
+    parent = member.parent()
+    return parent is not None and member.cmdline() == parent.cmdline()
 
 
 def run_step(name: str, args: list[str], cwd: Path, env: dict[str, str]) -> Step:
