@@ -6,7 +6,7 @@ site's overview), the tests per layer, and the text of a properties file.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import yaml
@@ -17,6 +17,7 @@ from python_helpers.schema.column_names import is_plain_identifier
 from python_helpers.schema.extended_json import DocType
 from python_helpers.schema.metadata_topics import CHANGES
 from python_helpers.topic.generate import TopicSpec
+from python_helpers.topic.topics import TopicColumn
 
 # libyaml's emitter when PyYAML has it: `sync` renders every topic's
 # properties each run to compare them with the files (about 10 ms a topic
@@ -76,22 +77,20 @@ def test_names(names: list[str]) -> list[str]:
     return [jinja_text(name) for name in names]
 
 
-def row_names(spec: TopicSpec) -> list[str]:
-    """The source names of the topic's row columns."""
-    return [column.source for column in spec.row_columns]
-
-
-def row_columns(spec: TopicSpec) -> list[dict[str, Any]]:
-    """The described entries of the topic's row columns (the models analysts read)."""
-    columns: list[dict[str, Any]] = []
-    for column in spec.row_columns:
+def row_columns(columns: Iterable[TopicColumn]) -> list[dict[str, Any]]:
+    """The described entries of a topic's row columns (the models analysts
+    read), from its ``Topic.columns``."""
+    entries: list[dict[str, Any]] = []
+    for column in columns:
+        if column.decoded is None:
+            continue
         renamed = (
             ""
             if column.name == column.source
             else " Named apart from another column Spark cannot tell it from (its declaration's"
             " `column_names` says so; choose another name there)."
         )
-        columns.append(
+        entries.append(
             {
                 "name": jinja_text(column.name),
                 "description": f"Source column {dbt_code(column.source)}:"
@@ -99,7 +98,7 @@ def row_columns(spec: TopicSpec) -> list[dict[str, Any]]:
                 f" {dbt_code(column.decoded.type)} here.{renamed}",
             }
         )
-    return columns
+    return entries
 
 
 STAGING_OPS = ["c", "r", "u", "d", "t"]

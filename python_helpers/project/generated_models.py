@@ -224,7 +224,7 @@ def wanted_files(
         texts: dict[Path, str] = {}
         for layer, (template, fields) in templates.items():
             texts[project / names.path(layer)] = model_templates.render(template, **fields)
-        entries = model_entries(spec, names, layers, topic.declaration)
+        entries = model_entries(topic, names, layers)
         header = properties_header(name) + PROPERTIES_NOTE
         texts[project / names.properties()] = properties_text(entries, header)
         if failed is not None and (why := _unsafe(texts, entries)) is not None:

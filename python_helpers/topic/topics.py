@@ -1,5 +1,5 @@
-"""A topic resolved once: its spec and its declaration, as every generator
-reads them.
+"""A topic resolved once: its spec, its declaration and its columns, as
+every generator reads them.
 
 ``sync`` resolves each topic of the project once — the schema versions
 merged into its ``TopicSpec``, the settings of its declaration
@@ -11,13 +11,29 @@ is resolved from its stored spec and declaration.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from python_helpers.schema.envelope import SpecError
+from python_helpers.schema.spark_types import DecodedColumn
 from python_helpers.topic import declarations
 from python_helpers.topic.generate import TopicSpec
 from python_helpers.topic.settings import Declaration
+
+
+@dataclass(frozen=True)
+class TopicColumn:
+    """One column of a topic: its source name, its Spark name, how its
+    values are decoded (``None``: a column the declaration describes that
+    is not a row column, e.g. a document's field) and what the person wrote
+    about it in the declaration (``columns:``: a description, dbt tests)."""
+
+    source: str
+    name: str
+    decoded: DecodedColumn | None
+    description: str | None = None
+    data_tests: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -45,6 +61,30 @@ class Topic:
     def changes(self) -> bool:
         """Whether it declares a change feed."""
         return self.declaration.changes
+
+    @cached_property
+    def columns(self) -> tuple[TopicColumn, ...]:
+        """Its row columns, in the row image's order, each with the person's
+        words about it; then the other columns the declaration describes."""
+        declared = self.declaration.columns
+        rows = [
+            TopicColumn(row.source, row.name, row.decoded, *_words(declared, row.source))
+            for row in self.spec.row_columns
+        ]
+        known = {column.source for column in rows}
+        others = [
+            TopicColumn(source, self.spec.spark_name(source), None, *_words(declared, source))
+            for source in declared
+            if source not in known
+        ]
+        return (*rows, *others)
+
+
+def _words(declared: dict[str, dict[str, Any]], source: str) -> tuple[str | None, tuple[Any, ...]]:
+    """The declared description (stripped; none when blank) and dbt tests of column ``source``."""
+    entry = declared.get(source, {})
+    text = str(entry.get("description") or "").strip()
+    return text or None, tuple(entry.get("data_tests") or ())
 
 
 def resolve(
