@@ -29,6 +29,13 @@ os.environ.setdefault("CDC_JVM_OPTIONS", SHORT_RUN_JVM)
 # took 10-13 % less CPU. The Kafka-table module runs with Spark's default
 # (compiled), as a user's run does.
 os.environ.setdefault("CDC_CODEGEN_MODE", "NO_CODEGEN")
+# ... and plan each query for a few rows a table (the profile's
+# settings): one shuffle partition, no adaptive re-planning. A first build
+# of the samples (`run --all -- build`, the flags above): its dbt step
+# 264.8-271.8 s with Spark's settings, 236.2-243.8 s with these
+# (docs/testing.md)
+os.environ.setdefault("CDC_SHUFFLE_PARTITIONS", "1")
+os.environ.setdefault("CDC_ADAPTIVE_QUERIES", "false")
 # ... and map the environment's class archive (`make setup` writes it), as
 # the CLI does: `dbt` run directly in a project made by `init` too
 use_archive()

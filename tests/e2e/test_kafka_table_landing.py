@@ -29,7 +29,7 @@ import kafka_table
 import pytest
 from backlog import Backlog
 from project_paths import PROJECT, SAMPLE_LANDING
-from project_runs import COMPILED_EXPRESSIONS, export_options, free_port, run_in
+from project_runs import USER_SPARK, export_options, free_port, run_in
 from reference_model import current_state, events
 
 from python_helpers.engine import thrift
@@ -144,7 +144,7 @@ def _runs(
     out["first_run"] = run_in(
         project, state, *helpers, "run", "--landing", str(landing),
         *export_options(root / "first.json", tables), "--", "build", port=port,
-        extra_env=COMPILED_EXPRESSIONS,
+        extra_env=USER_SPARK,
     )  # fmt: skip
     out["first"] = json.loads((root / "first.json").read_text(encoding="utf-8"))
     rest = [row for topic in TOPICS for row in _rows(topic)[halves[topic] :]]
@@ -156,7 +156,7 @@ def _runs(
     out["second_run"] = run_in(
         project, state, *helpers, "run", "--landing", str(landing),
         *export_options(root / "second.json", tables), "--", "build", port=port,
-        extra_env=COMPILED_EXPRESSIONS,
+        extra_env=USER_SPARK,
     )  # fmt: skip
     out["second"] = json.loads((root / "second.json").read_text(encoding="utf-8"))
     return out

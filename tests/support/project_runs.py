@@ -22,10 +22,14 @@ def project_env(state: Path) -> dict[str, str]:
     }
 
 
-# Spark's own way of evaluating expressions (compiled), in place of the
-# suite's interpreted one (tests/conftest.py): for a module that runs as a
-# user's shell does
-COMPILED_EXPRESSIONS = {"CDC_CODEGEN_MODE": "FALLBACK"}
+# Spark's own settings (expressions compiled, adaptive execution, the
+# profile's shuffle partitions), in place of the suite's small-data ones
+# (tests/conftest.py): for a module that runs as a user's shell does
+USER_SPARK = {
+    "CDC_CODEGEN_MODE": "FALLBACK",
+    "CDC_ADAPTIVE_QUERIES": "true",
+    "CDC_SHUFFLE_PARTITIONS": "4",
+}
 
 
 def export_options(out: Path, tables: Iterable[str]) -> list[str]:
