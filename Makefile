@@ -172,6 +172,7 @@ SYNC_TOPIC ?= PostgreSQL_server.public.customers
 bench-sync-path: setup
 	$(PY) -m bench.sync_path --project . --topic $(SYNC_TOPIC)
 	$(PY) -m bench.sync_path --project . --topic $(SYNC_TOPIC) --package
+	$(PY) -m bench.sync_path --project . --topic $(SYNC_TOPIC) --handoffs
 
 ## make bench-report [REPORT_TOPICS=500 REPORT_RUNS=20]: what `report`, `report
 ## --check` and `report --html` cost on a state folder of that size (no Spark)

@@ -9,6 +9,11 @@ left once. For the topic's resolution (the call that turns the landing
 folder and declaration into its spec: ``resolve_topic``, ``_sync_topic``
 before issue 55) it also counts the stays in ``project/`` after the first:
 the times resolution went back up into generation code.
+
+Every call counts there, down to each helper's helpers. ``--handoffs``
+follows the resolution as a person reads it instead: only the calls the
+resolver's own module makes into another module (each a stay there, and
+one back in the resolver), not what those modules do inside.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from typing import Any
 
 RESOLVERS = ("resolve_topic", "_sync_topic")
 PREFIX = "python_helpers."
+RESOLVER_MODULE = "python_helpers.topic.resolve"
 
 
 def _stays(sequence: list[str]) -> tuple[int, int, int]:
@@ -77,12 +83,73 @@ def trace(project: Path, topic: str, depth: int) -> dict[str, list[str]]:
     return found
 
 
+def handoffs(project: Path, topic: str) -> list[str]:
+    """The stays of one topic's resolution as a person follows it: the
+    resolver's module, each module it calls into (a call made from one of
+    its own functions), back, and so on."""
+    sys.path.insert(0, str(project))
+    os.chdir(project)
+    from python_helpers.project import sync as sync_module
+
+    landing = Path(tempfile.mkdtemp())
+    shutil.copytree(project / "sample_landing" / topic, landing / topic)
+    sequence: list[str] = []
+    inside = [False]
+
+    def module_of(frame: FrameType | None) -> str:
+        return str(frame.f_globals.get("__name__", "")) if frame is not None else ""
+
+    def note(module: str) -> None:
+        module = module.removeprefix(PREFIX)
+        if not sequence or sequence[-1] != module:
+            sequence.append(module)
+
+    def profiler(frame: FrameType, event: str, _: Any) -> None:
+        if event not in ("call", "return"):
+            return
+        module = module_of(frame)
+        if frame.f_code.co_name == "resolve_topic" and module == RESOLVER_MODULE:
+            inside[0] = event == "call"
+            if inside[0]:
+                note(module)
+            return
+        caller = module_of(frame.f_back)
+        if (
+            inside[0]
+            and event == "call"
+            and caller == RESOLVER_MODULE
+            and module != RESOLVER_MODULE
+            and module.startswith(PREFIX)
+        ):
+            note(module)
+            note(RESOLVER_MODULE)
+
+    sys.setprofile(profiler)
+    try:
+        sync_module.sync(project, landing, check=True)
+    finally:
+        sys.setprofile(None)
+        shutil.rmtree(landing, ignore_errors=True)
+    return sequence
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--project", type=Path, default=Path("."))
     parser.add_argument("--topic", default="PostgreSQL_server.public.customers")
     parser.add_argument("--package", action="store_true", help="packages, not modules")
+    parser.add_argument(
+        "--handoffs", action="store_true", help="the resolver's own calls into other modules"
+    )
     args = parser.parse_args()
+    if args.handoffs:
+        sequence = handoffs(args.project.resolve(), args.topic)
+        stays, rooms, returns = _stays(sequence)
+        print(f"Resolution of `{args.topic}` alone, the resolver's hand-offs:\n")
+        print("| stays | modules | returns | hand-offs |\n|---:|---:|---:|---:|")
+        print(f"| {stays} | {rooms} | {returns} | {(stays - 1) // 2} |\n")
+        print(" > ".join(sequence))
+        return
     found = trace(args.project.resolve(), args.topic, 1 if args.package else 2)
     unit = "package" if args.package else "module"
     print(f"Sync of `{args.topic}` alone (check mode), by {unit}:\n")
