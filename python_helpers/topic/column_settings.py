@@ -6,14 +6,18 @@ Each is a list of columns or ``{except: [...]}`` (every column but
 those). Their shape is checked with the declaration (settings.py); ``sync``
 checks their names against the topic's row columns once it knows them, and writes them
 into the generated models' configs (``cdc_ignore_null_updates``,
-``cdc_history_columns``: macros/merge/).
+``cdc_history_columns``: macros/merge/). And the Spark name of each row
+column (``named``): the declaration's ``column_names`` first, then the
+stored spec's, then the rule (schema/column_names.py).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from python_helpers import connectors
+from python_helpers.schema.column_names import ColumnNameError, spark_names
 from python_helpers.schema.envelope import SpecError, row_schema
 from python_helpers.schema.metadata_topics import CHANGES
 from python_helpers.topic.generate import TopicSpec
@@ -90,3 +94,24 @@ def model_configs(declared: Declaration, names: dict[str, str] | None = None) ->
     if declared.history_columns is not None:
         found["cdc_history_columns"] = spark(declared.history_columns)
     return found
+
+
+def named(spec: TopicSpec, config: Declaration, known: TopicSpec | None) -> TopicSpec:
+    """``spec`` with its row columns' Spark names (column_names): the
+    declaration's mapping first, then the stored spec's, then the rule."""
+    if spec.kind != CHANGES:
+        return spec
+    kept = (known.column_names if known is not None else {}) | config.column_names
+    if spec.shape == connectors.DOCUMENTS:
+        fields = spec.document.fields if spec.document is not None else ()
+        key = connectors.lookup(spec.connector).key_field
+        names = [name for name, _ in fields if name != key]
+        keys: tuple[str, ...] = ()
+    else:
+        names = [f.name for f in row_schema(spec.value_schema).fields]
+        keys = spec.primary_key
+    try:
+        mapping = spark_names(names, keys, kept)
+    except ColumnNameError as error:
+        raise SpecError(str(error)) from None
+    return spec if mapping == spec.column_names else replace(spec, column_names=mapping)
