@@ -42,15 +42,26 @@ def _stays(sequence: list[str]) -> tuple[int, int, int]:
     return len(sequence), len(seen), returns
 
 
-def trace(project: Path, topic: str, depth: int) -> dict[str, list[str]]:
-    """The stays of one topic's sync: its resolution's and the whole sync's
-    (``depth``: the dotted parts of a module name kept, 2 for packages)."""
+def _profiled_sync(project: Path, topic: str, profiler: Any) -> None:
+    """Sync a landing holding the sample ``topic`` alone (check mode:
+    nothing written) under ``profiler``."""
     sys.path.insert(0, str(project))
     os.chdir(project)
     from python_helpers.project import sync as sync_module
 
     landing = Path(tempfile.mkdtemp())
     shutil.copytree(project / "sample_landing" / topic, landing / topic)
+    sys.setprofile(profiler)
+    try:
+        sync_module.sync(project, landing, check=True)
+    finally:
+        sys.setprofile(None)
+        shutil.rmtree(landing, ignore_errors=True)
+
+
+def trace(project: Path, topic: str, depth: int) -> dict[str, list[str]]:
+    """The stays of one topic's sync: its resolution's and the whole sync's
+    (``depth``: the dotted parts of a module name kept, 2 for packages)."""
     found: dict[str, list[str]] = {"resolution": [], "sync": []}
     inside = [0]
 
@@ -74,12 +85,7 @@ def trace(project: Path, topic: str, depth: int) -> dict[str, list[str]]:
         if resolver and event == "return":
             inside[0] -= 1
 
-    sys.setprofile(profiler)
-    try:
-        sync_module.sync(project, landing, check=True)
-    finally:
-        sys.setprofile(None)
-        shutil.rmtree(landing, ignore_errors=True)
+    _profiled_sync(project, topic, profiler)
     return found
 
 
@@ -87,12 +93,6 @@ def handoffs(project: Path, topic: str) -> list[str]:
     """The stays of one topic's resolution as a person follows it: the
     resolver's module, each module it calls into (a call made from one of
     its own functions), back, and so on."""
-    sys.path.insert(0, str(project))
-    os.chdir(project)
-    from python_helpers.project import sync as sync_module
-
-    landing = Path(tempfile.mkdtemp())
-    shutil.copytree(project / "sample_landing" / topic, landing / topic)
     sequence: list[str] = []
     inside = [False]
 
@@ -124,12 +124,7 @@ def handoffs(project: Path, topic: str) -> list[str]:
             note(module)
             note(RESOLVER_MODULE)
 
-    sys.setprofile(profiler)
-    try:
-        sync_module.sync(project, landing, check=True)
-    finally:
-        sys.setprofile(None)
-        shutil.rmtree(landing, ignore_errors=True)
+    _profiled_sync(project, topic, profiler)
     return sequence
 
 
