@@ -30,7 +30,8 @@ from python_helpers.schema.envelope import SpecError
 from python_helpers.topic import declarations, spec_files, topics
 from python_helpers.topic.declarations import Declared
 from python_helpers.topic.generate import TopicSpec
-from python_helpers.topic.resolve import Resolved, ScanState, resolve_topic
+from python_helpers.topic.resolve import Resolved, resolve_topic
+from python_helpers.topic.scan import ScanState
 from python_helpers.topic.settings import Declaration
 
 STATE_FILE = "sync-state.json"

@@ -24,8 +24,6 @@ from python_helpers.topic.generate import TopicSpec
 from python_helpers.topic.scan import ScanState, collect_topic
 from python_helpers.topic.settings import Declaration
 
-__all__ = ["Resolved", "ScanState", "resolve_topic"]
-
 
 @dataclass
 class Resolved:
