@@ -8,6 +8,12 @@
       and none of those has a row that is not a base row;
     - every quarantine row has a `_quarantine_reason`; with `staging_ops`,
       every staging row's `_cdc_op` is one of them.
+    Read in one pass: the landed, base, staging, quarantine and heartbeat
+    rows in one aggregation by landing file and line, then each record's
+    problems. (With a full outer join per pair, the base table and the
+    views over it were read two and three times: one topic of a few
+    hundred records, a warm session, the profile's settings: median
+    1.20 s against 0.61 s.)
     `since`: the window's start (micros; none: every row) over `_landed_at`
     and the raw table's `landing_batch`.
 -#}
@@ -16,26 +22,41 @@
 {%- set landed_window = _cdc_window_predicate(since, landed=true) or 'true' -%}
 {%- set ops = [] -%}
 {%- for value in staging_ops or [] %}{% do ops.append(cdc_string(value | string)) %}{% endfor -%}
-landed_records as (
+{#- every landed, base and outcome row marked with what it is, counted once
+    per landing file and line (one aggregation over the four reads, no
+    join: each table and view is read once; a null file or line is a
+    record of its own, as `<=>` would match it) -#}
+marks as (
     select
         landing_file as _landing_file,
-        landing_line as _landing_line
+        landing_line as _landing_line,
+        1 as landed,
+        0 as based,
+        0 as outcome,
+        false as bad_op,
+        cast(null as string) as op,
+        false as no_reason
     from {{ landed }}
     where {{ landed_window }}
-),
-
-base_records as (
-    select
-        _landing_file,
-        _landing_line
-    from {{ base }}
-    where {{ window }}
-),
-
-outcomes as (
+    union all
     select
         _landing_file,
         _landing_line,
+        0 as landed,
+        1 as based,
+        0 as outcome,
+        false as bad_op,
+        cast(null as string) as op,
+        false as no_reason
+    from {{ base }}
+    where {{ window }}
+    union all
+    select
+        _landing_file,
+        _landing_line,
+        0 as landed,
+        0 as based,
+        1 as outcome,
         {%- if ops %}
         coalesce(_cdc_op not in ({{ ops | join(', ') }}), true) as bad_op,
         cast(_cdc_op as string) as op,
@@ -50,6 +71,9 @@ outcomes as (
     select
         _landing_file,
         _landing_line,
+        0 as landed,
+        0 as based,
+        1 as outcome,
         false as bad_op,
         cast(null as string) as op,
         _quarantine_reason is null as no_reason
@@ -60,6 +84,9 @@ outcomes as (
     select
         _landing_file,
         _landing_line,
+        0 as landed,
+        0 as based,
+        1 as outcome,
         false as bad_op,
         cast(null as string) as op,
         false as no_reason
@@ -68,100 +95,84 @@ outcomes as (
     {%- endif %}
 ),
 
-landed_counts as (
+per_record as (
     select
         _landing_file,
         _landing_line,
-        count(*) as copies
-    from landed_records
+        sum(landed) as landed_copies,
+        sum(based) as base_copies,
+        sum(outcome) as outcome_copies,
+        count_if(bad_op) as bad_ops,
+        min(if(bad_op, coalesce(op, 'null'), null)) as bad_op_example,
+        count_if(no_reason) as no_reasons,
+        concat(_landing_file, ':', cast(_landing_line as string)) as record
+    from marks
     group by _landing_file, _landing_line
 ),
 
-base_counts as (
-    select
-        _landing_file,
-        _landing_line,
-        count(*) as copies
-    from base_records
-    group by _landing_file, _landing_line
-),
-
-outcome_counts as (
-    select
-        _landing_file,
-        _landing_line,
-        count(*) as copies
-    from outcomes
-    group by _landing_file, _landing_line
-),
-
+{#- each record's problems, at most one of each kind: landed against base,
+    base against staging, quarantine and heartbeats, the staging ops, the
+    quarantine reasons -#}
 record_problems as (
-    select
-        case
-            when landed_counts.copies is null then 'base row that was not landed'
-            when base_counts.copies is null then 'landed record missing from base'
-            when base_counts._landing_file is null or base_counts._landing_line is null
-                then 'base row without landing file or line'
-            else 'landed record in base more than once'
-        end as problem,
-        coalesce(base_counts._landing_file, landed_counts._landing_file) as landing_file,
-        coalesce(base_counts._landing_line, landed_counts._landing_line) as landing_line
-    from landed_counts
-    full outer join base_counts
-        on
-            landed_counts._landing_file <=> base_counts._landing_file
-            and landed_counts._landing_line <=> base_counts._landing_line
+    select explode(array(
+        named_struct(
+            'rule', case
+                when landed_copies = 0 and base_copies = 0 then null
+                when landed_copies = 0 then 'accounting: base row that was not landed'
+                when base_copies = 0 then 'accounting: landed record missing from base'
+                when _landing_file is null or _landing_line is null
+                    then 'accounting: base row without landing file or line'
+                when base_copies > 1 then 'accounting: landed record in base more than once'
+            end,
+            'column_name', '_landing_file, _landing_line',
+            'failing', 1L,
+            'example', record
+        ),
+        named_struct(
+            'rule', case
+                when base_copies = 0 and outcome_copies > 0
+                    then 'accounting: staged or quarantined row without a base row'
+                when base_copies > 0 and outcome_copies = 0
+                    then 'accounting: base row neither staged nor quarantined'
+                when outcome_copies > 1
+                    then 'accounting: base row staged or quarantined more than once'
+            end,
+            'column_name', '_landing_file, _landing_line',
+            'failing', 1L,
+            'example', record
+        ),
+        named_struct(
+            'rule', if(bad_ops > 0, 'accepted_values', null),
+            'column_name', '_cdc_op (staging)',
+            'failing', bad_ops,
+            'example', bad_op_example
+        ),
+        named_struct(
+            'rule', if(no_reasons > 0, 'not_null', null),
+            'column_name', '_quarantine_reason (quarantine)',
+            'failing', no_reasons,
+            'example', record
+        )
+    )) as problem
+    from per_record
     where
-        landed_counts.copies is null
-        or base_counts.copies is null
-        or base_counts.copies > 1
-        or base_counts._landing_file is null
-        or base_counts._landing_line is null
-    union all
-    select
-        case
-            when base_counts.copies is null then 'staged or quarantined row without a base row'
-            when outcome_counts.copies is null then 'base row neither staged nor quarantined'
-            else 'base row staged or quarantined more than once'
-        end as problem,
-        coalesce(base_counts._landing_file, outcome_counts._landing_file) as landing_file,
-        coalesce(base_counts._landing_line, outcome_counts._landing_line) as landing_line
-    from base_counts
-    full outer join outcome_counts
-        on
-            base_counts._landing_file <=> outcome_counts._landing_file
-            and base_counts._landing_line <=> outcome_counts._landing_line
-    where
-        base_counts.copies is null
-        or outcome_counts.copies is null
-        or outcome_counts.copies > 1
+        landed_copies != 1
+        or base_copies != 1
+        or outcome_copies != 1
+        or bad_ops > 0
+        or no_reasons > 0
+        or _landing_file is null
+        or _landing_line is null
 ),
 
 accounting_problems as (
     select
-        concat('accounting: ', problem) as rule,
-        '_landing_file, _landing_line' as column_name,
-        count(*) as failing_rows,
-        min(concat(landing_file, ':', cast(landing_line as string))) as example
+        problem.rule as rule,
+        problem.column_name as column_name,
+        sum(problem.failing) as failing_rows,
+        min(problem.example) as example
     from record_problems
-    group by problem
-    union all
-    select
-        'accepted_values' as rule,
-        '_cdc_op (staging)' as column_name,
-        count(*) as failing_rows,
-        min(coalesce(op, 'null')) as example
-    from outcomes
-    where bad_op
-    having count(*) > 0
-    union all
-    select
-        'not_null' as rule,
-        '_quarantine_reason (quarantine)' as column_name,
-        count(*) as failing_rows,
-        min(concat(_landing_file, ':', cast(_landing_line as string))) as example
-    from outcomes
-    where no_reason
-    having count(*) > 0
+    where problem.rule is not null
+    group by problem.rule, problem.column_name
 ),
 {%- endmacro %}
