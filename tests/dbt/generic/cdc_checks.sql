@@ -21,8 +21,12 @@
     latest staging run (a watch: every run since var
     `cdc_test_since_micros`) — or every row with var `cdc_test_scope: all`.
     A key is checked against the whole model, for the keys in the window
-    (a run that inserts a key already stored is found, reading only the
-    key columns of the rest).
+    (a run that inserts a key already stored is found), in one read with
+    the column rules: each key's copies and each rule's failing rows in
+    the window come from one aggregation by key (reading the model once
+    per rule kind, as Spark inlines a CTE read twice, took a warm session
+    0.72 s against 0.40 s for a state table's test with the profile's
+    settings).
 -#}
 {% test cdc_checks(model, key=none, not_null=none, accepted_values=none, live=false,
     landed=none, staging=none, quarantine=none, heartbeats=none, staging_ops=none) %}
@@ -48,6 +52,9 @@ with
 
 {%- if key %}
 {%- set keys = [key] if key is string else key %}
+{#- one read of the rows of the window's keys: each key's copies, and each
+    rule's failing rows among those in the window, in one aggregation -#}
+{%- if window != 'true' %}
 
 windowed_keys as (
     select distinct
@@ -57,11 +64,23 @@ windowed_keys as (
     from {{ model }}
     where {{ window }}
 ),
+{%- endif %}
 
 keyed as (
     select
+        named_struct(
+            {%- for column in keys %}
+            {{ cdc_string(column) }}, checked.{{ cdc_ident(column) }}{{ "," if not loop.last }}
+            {%- endfor %}
+        ) as checked_key,
         {%- for column in keys %}
-        checked.{{ cdc_ident(column) }}{{ "," if not loop.last }}
+        checked.{{ cdc_ident(column) }} is null{{ " or" if not loop.last }}
+        {%- endfor %} as key_is_null
+        {%- for rule in rules %},
+        coalesce(({{ window }}) and ({{ rule[3] }}) and ({{ rule[2] }}), false) as failing_{{ loop.index }},
+        if(coalesce(({{ window }}) and ({{ rule[3] }}) and ({{ rule[2] }}), false),
+            coalesce(cast(checked.{{ cdc_ident(rule[1]) }} as string), 'null'), null)
+            as example_{{ loop.index }}
         {%- endfor %}
     from {{ model }} as checked
     {%- if window != 'true' %}
@@ -74,48 +93,37 @@ keyed as (
     {%- endif %}
 ),
 
-repeated as (
+per_key as (
     select
-        to_json(named_struct(
-            {%- for column in keys %}
-            {{ cdc_string(column) }}, {{ cdc_ident(column) }}{{ "," if not loop.last }}
-            {%- endfor %}
-        )) as key_value,
+        to_json(checked_key) as key_value,
         count(*) as copies,
-        {%- for column in keys %}
-        {{ cdc_ident(column) }} is null{{ " or" if not loop.last }}
-        {%- endfor %} as is_null
-    from keyed
-    group by
-        {%- for column in keys %}
-        {{ cdc_ident(column) }}{{ "," if not loop.last }}
+        key_is_null
+        {%- for rule in rules %},
+        count_if(failing_{{ loop.index }}) as failing_{{ loop.index }},
+        min(example_{{ loop.index }}) as example_{{ loop.index }}
         {%- endfor %}
+    from keyed
+    group by checked_key, key_is_null
 ),
 
-key_problems as (
+totals as (
     select
-        'key not null' as rule,
-        {{ cdc_string(keys | join(', ')) }} as column_name,
-        sum(copies) as failing_rows,
-        min(key_value) as example
-    from repeated
-    where is_null
-    having count(*) > 0
-    union all
-    select
-        'key unique' as rule,
-        {{ cdc_string(keys | join(', ')) }} as column_name,
-        sum(copies) as failing_rows,
-        min(key_value) as example
-    from repeated
-    where copies > 1 and not is_null
-    having count(*) > 0
+        count_if(key_is_null) as null_keys,
+        sum(if(key_is_null, copies, 0)) as null_key_rows,
+        min(if(key_is_null, key_value, null)) as null_key_example,
+        count_if(copies > 1 and not key_is_null) as repeated_keys,
+        sum(if(copies > 1 and not key_is_null, copies, 0)) as repeated_key_rows,
+        min(if(copies > 1 and not key_is_null, key_value, null)) as repeated_key_example
+        {%- for rule in rules %},
+        sum(failing_{{ loop.index }}) as failing_{{ loop.index }},
+        cast(min(example_{{ loop.index }}) as string) as example_{{ loop.index }}
+        {%- endfor %}
+    from per_key
 ),
-{%- endif %}
 
-{%- if rules %}
+{%- elif rules %}
 
-tallies as (
+totals as (
     select
         {%- for rule in rules %}
         count_if(({{ rule[3] }}) and ({{ rule[2] }})) as failing_{{ loop.index }},
@@ -126,8 +134,11 @@ tallies as (
     from {{ model }}
     where {{ window }}
 ),
+{%- endif %}
 
-column_problems as (
+{%- if key or rules %}
+
+checked_problems as (
     select
         rule,
         column_name,
@@ -136,15 +147,22 @@ column_problems as (
     from (
         select
             stack(
-                {{ rules | length }},
+                {{ (2 if key else 0) + rules | length }},
+                {%- if key %}
+                'key not null', {{ cdc_string(keys | join(', ')) }},
+                null_key_rows, null_key_example, null_keys,
+                'key unique', {{ cdc_string(keys | join(', ')) }},
+                repeated_key_rows, repeated_key_example, repeated_keys{{ "," if rules }}
+                {%- endif %}
                 {%- for rule in rules %}
                 {{ cdc_string(rule[0]) }}, {{ cdc_string(rule[1]) }},
-                failing_{{ loop.index }}, example_{{ loop.index }}{{ "," if not loop.last }}
+                failing_{{ loop.index }}, example_{{ loop.index }},
+                failing_{{ loop.index }}{{ "," if not loop.last }}
                 {%- endfor %}
-            ) as (rule, column_name, failing_rows, example)
-        from tallies
+            ) as (rule, column_name, failing_rows, example, found)
+        from totals
     ) as stacked
-    where failing_rows > 0
+    where found > 0
 ),
 {%- endif %}
 
@@ -159,13 +177,9 @@ final as (
         cast(null as bigint) as failing_rows,
         cast(null as string) as example
     where false
-    {%- if key %}
+    {%- if key or rules %}
     union all
-    select * from key_problems
-    {%- endif %}
-    {%- if rules %}
-    union all
-    select * from column_problems
+    select * from checked_problems
     {%- endif %}
     {%- if landed %}
     union all
