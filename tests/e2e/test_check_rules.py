@@ -22,6 +22,8 @@ from e2e_harness import dbt_show
 pytestmark = pytest.mark.spark
 
 Record = tuple[str | None, int | None]
+Row = tuple[Any, ...]
+Found = tuple[int, str | None]  # failing rows, the least example
 
 LANDED: list[Record] = [("f", n) for n in range(1, 9)] + [("g", None)]
 BASE: list[Record] = [
@@ -59,9 +61,9 @@ def _record(file: str | None, line: int | None) -> str | None:
     return None if file is None or line is None else f"{file}:{line}"
 
 
-def expected_problems() -> dict[str, tuple[str, int, str | None]]:
-    """The rules of `_cdc_accounting_ctes` read in Python: rule ->
-    (column_name, failing rows, the least example)."""
+def expected_problems() -> dict[tuple[str, str], Found]:
+    """The rules of `_cdc_accounting_ctes` read in Python: (rule,
+    column_name) -> (failing rows, the least example)."""
     landed = Counter(LANDED)
     base = Counter(BASE)
     outcomes = Counter([(f, n) for f, n, _ in STAGING] + [(f, n) for f, n, _ in QUARANTINE])
@@ -90,13 +92,13 @@ def expected_problems() -> dict[str, tuple[str, int, str | None]]:
             continue
         found.setdefault(f"accounting: {problem}", []).append(_record(*record))
     problems = {
-        rule: ("_landing_file, _landing_line", len(examples), _least(examples))
+        (rule, "_landing_file, _landing_line"): (len(examples), _least(examples))
         for rule, examples in found.items()
     }
     bad_ops = ["null" if op is None else op for _, _, op in STAGING if op not in OPS]
-    problems["accepted_values"] = ("_cdc_op (staging)", len(bad_ops), min(bad_ops))
+    problems[("accepted_values", "_cdc_op (staging)")] = (len(bad_ops), min(bad_ops))
     no_reason = [_record(f, n) for f, n, reason in QUARANTINE if reason is None]
-    problems["not_null"] = ("_quarantine_reason (quarantine)", len(no_reason), _least(no_reason))
+    problems[("not_null", "_quarantine_reason (quarantine)")] = (len(no_reason), _least(no_reason))
     return problems
 
 
@@ -108,9 +110,6 @@ COMPOSITE = [(1, "x"), (1, "x"), (1, "y"), (1, None), (None, None), (2, "x")]
 # column rules, no key: (label, qty)
 COLUMNS = [("a", 1), (None, 2), ("b", None), ("z", 3)]
 LABELS = ("a", "b")
-
-Row = tuple[Any, ...]
-Found = tuple[int, str | None]  # failing rows, the least example
 
 
 def key_problems(rows: list[Row], key: tuple[str, ...]) -> dict[tuple[str, str], Found]:
@@ -228,10 +227,7 @@ def _model(columns: tuple[str, ...], rows: list[Row]) -> str:
 
 def test_every_rule_reports_its_rows_and_an_example(runs: dict[str, Any]) -> None:
     assert runs["third"]  # the shared runs are built: their warehouse is free
-    accounting = {
-        (rule, column): (rows, example)
-        for rule, (column, rows, example) in expected_problems().items()
-    }
+    accounting = expected_problems()
     ops = [op for _, op in SINGLE]
     expected = {
         "accounting": accounting,

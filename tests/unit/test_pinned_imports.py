@@ -77,26 +77,31 @@ def _third_party_imports() -> dict[str, set[Path]]:
     return found
 
 
+def _provided(name: str, pinned: set[str]) -> bool:
+    """Whether a package some line of ``pinned`` names provides the
+    top-level module ``name`` (as installed here)."""
+    providers = packages_distributions().get(name, [])
+    return any(_normal(dist) in pinned for dist in providers)
+
+
 def test_every_imported_package_is_pinned_for_the_suite() -> None:
     pinned = _pinned(PROJECT / "requirements.txt")
-    providers = packages_distributions()
     imported = _third_party_imports()
     assert {"dbt", "yaml", "hypothesis", "psutil"} <= imported.keys()  # the scan sees them
     unpinned = {
         name: sorted(str(path) for path in paths)
         for name, paths in imported.items()
-        if not any(_normal(dist) in pinned for dist in providers.get(name, []))
+        if not _provided(name, pinned)
     }
     assert not unpinned, f"imported, but no package in requirements.txt provides them: {unpinned}"
 
 
 def test_the_check_finds_a_package_pinned_elsewhere() -> None:
     # matplotlib is installed for the benchmarks (requirements-bench.txt) only
-    providers = packages_distributions()
     pinned = _pinned(PROJECT / "requirements.txt")
     assert "matplotlib" not in pinned
     assert _normal("matplotlib") in _pinned(PROJECT / "requirements-bench.txt")
-    assert not any(_normal(dist) in pinned for dist in providers.get("matplotlib", ["matplotlib"]))
+    assert not _provided("matplotlib", pinned)
     tree = ast.parse("def plot() -> None:\n    import matplotlib\n")
     assert list(_imports(tree, module_level_only=True)) == []
     assert list(_imports(tree, module_level_only=False)) == ["matplotlib"]
