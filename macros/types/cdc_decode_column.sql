@@ -102,6 +102,26 @@
     {%- endif -%}
 {%- endmacro %}
 
+{#- True when the VariableScaleDecimal `expr` (a struct of `scale` and the
+    base64 unscaled `value`; null allowed) decodes exactly into the
+    column's fixed type (decimal(38,18)): the unscaled value has at most 38
+    digits, at most 20 of them before the point, and any digit past the
+    18th after it is zero. False for a value rounded or lost (null): the
+    base model lists such columns in `_cdc_inexact_columns`. -#}
+{% macro _cdc_variable_decimal_exact(expr, node) -%}
+    {%- set unscaled = _cdc_decimal_from_base64(expr ~ '.value', 'decimal(38,0)', 0) -%}
+    coalesce({{ expr }} is null or (
+        {{ _cdc_decode_node(expr, node, 0) }} is not null
+        and (
+            {{ expr }}.scale <= 18
+            or {{ unscaled }} = 0
+            or ({{ expr }}.scale < 56 and pmod(
+                {{ unscaled }}, cast(concat('1e', {{ expr }}.scale - 18) as decimal(38, 0))
+            ) = 0)
+        )
+    ), false)
+{%- endmacro %}
+
 {#- Field `name` of the struct `expr` (bracket form after a function call,
     which sqlfluff cannot parse with a dot). -#}
 {% macro _cdc_field_of(expr, name) -%}
@@ -173,9 +193,14 @@
 {#- org.apache.kafka.connect.data.Decimal: the unscaled value as big-endian
     two's complement bytes, base64 in JSON. Up to 18 digits (8 bytes) the
     hex digits are sign-extended to 64 bits and read as a signed number by
-    conv() in one go; longer values are read in two halves (conv() stops at
-    64 bits). The scale is applied by an exact decimal multiplication, with
-    no detour through text. -#}
+    conv() in one go, and the scale applied by an exact multiplication
+    (at most 19 + 18 digits). Longer values are read in two halves (conv()
+    stops at 64 bits and saturates silently past it, so more than 32 hex
+    digits, beyond any 38-digit number, is null), and the scale is applied
+    by reading the unscaled integer's text with an exponent: multiplying a
+    decimal(38,0) by 1e-s would need more than 38 digits, and Spark then
+    cuts the scale to 6 (12345678901234567890.0123456789 stored as
+    ...0123460000: issue 70). -#}
 {% macro _cdc_decimal_from_base64(expr, spark_type, scale) -%}
     {%- set precision = spark_type.split('(')[1].split(',')[0] | int -%}
     {%- set hex = 'hex(unbase64(' ~ expr ~ '))' -%}
@@ -199,16 +224,24 @@
     {%- set low = 'cast(conv(right(' ~ hex ~ ', least(' ~ digits ~ ', 16)), 16, 10) as decimal(38, 0))' -%}
     {%- set high = 'cast(conv(substr(' ~ hex ~ ', 1, ' ~ high_digits ~ '), 16, 10) as decimal(38, 0))' -%}
     {%- set modulus = 'element_at(array(' ~ powers | join(', ') ~ '), ' -%}
-    cast(
+    {%- set unscaled -%}
         case
-            when {{ digits }} = 0 then null
+            when {{ digits }} = 0 or {{ digits }} > 32 then null
             when {{ digits }} <= 16
                 then {{ low }} - if({{ is_negative }}, {{ modulus }}{{ digits }}), 0)
-            else
-                ({{ high }} - if({{ is_negative }}, {{ modulus }}{{ high_digits }}), 0))
-                * 18446744073709551616bd + {{ low }}
-        end * {{ unit }}
-        as {{ spark_type }}
-    )
+            {#- a negative value as (high + 1) * 2^64 + (low - 2^64): no
+                intermediate result is further from zero than the value, so
+                none overflows 38 digits -#}
+            when {{ is_negative }}
+                then ({{ high }} - {{ modulus }}{{ high_digits }}) + 1bd) * 18446744073709551616bd
+                    + ({{ low }} - 18446744073709551616bd)
+            else {{ high }} * 18446744073709551616bd + {{ low }}
+        end
+    {%- endset -%}
+    {%- if scale > 0 -%}
+    cast(concat(cast({{ unscaled }} as string), 'e-{{ scale }}') as {{ spark_type }})
+    {%- else -%}
+    cast({{ unscaled }} as {{ spark_type }})
+    {%- endif -%}
     {%- endif -%}
 {%- endmacro %}

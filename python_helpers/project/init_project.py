@@ -34,6 +34,7 @@ COPIED = (
     "pyproject.toml",
     "requirements.txt",
     "requirements-jars.txt",
+    "requirements-producer.txt",
     "seeds",
     "tests/dbt",
 )

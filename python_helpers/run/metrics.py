@@ -39,6 +39,9 @@ from python_helpers.schema.metadata_topics import SCHEMA_CHANGES
 from python_helpers.sequences import runs_of
 
 METRICS_TABLE = f"{RAW_SCHEMA}._run_metrics"
+# a tombstone (a null value after a delete) is the base model's verdict
+# `tombstone`: counted apart, not as quarantined (issue 70)
+TOMBSTONE = "tombstone"
 COLUMNS = (
     ("run_id", "bigint"),
     ("topic", "string"),
@@ -50,6 +53,7 @@ COLUMNS = (
     ("records_staged", "bigint"),
     ("records_quarantined", "bigint"),
     ("quarantined_by_reason", "string"),
+    ("records_tombstones", "bigint"),
     ("keys_inserted", "bigint"),
     ("keys_updated", "bigint"),
     ("keys_deleted", "bigint"),
@@ -75,6 +79,8 @@ class TopicMetrics:
     records_staged: int | None = None
     records_quarantined: int | None = None
     quarantined_by_reason: dict[str, int] = field(default_factory=dict)
+    # Kafka's delete markers after a delete: expected, never quarantined
+    records_tombstones: int | None = None
     keys_inserted: int | None = None
     keys_updated: int | None = None
     keys_deleted: int | None = None
@@ -265,6 +271,7 @@ def add_counts(
         if relation is not None and relation.base is not None:
             metrics.records_staged = metrics.records_staged or 0
             metrics.records_quarantined = metrics.records_quarantined or 0
+            metrics.records_tombstones = metrics.records_tombstones or 0
         if metrics.keys_inserted is not None:  # written: inserted + replaced
             updated = min(replaced.get(topic, 0), metrics.keys_inserted)
             metrics.keys_inserted, metrics.keys_updated = metrics.keys_inserted - updated, updated
@@ -279,6 +286,9 @@ def _add_staged(
             metrics.newest_source_commit_at is None or newest > metrics.newest_source_commit_at
         ):
             metrics.newest_source_commit_at = newest
+        return
+    if reason == TOMBSTONE:
+        metrics.records_tombstones = (metrics.records_tombstones or 0) + records
         return
     metrics.records_quarantined = (metrics.records_quarantined or 0) + records
     reasons = metrics.quarantined_by_reason
@@ -326,10 +336,31 @@ def _value(value: Any, kind: str) -> str:
     return repr(value) + ("L" if kind == "bigint" else "")
 
 
+# the metrics tables known to have every column (per engine), and the
+# columns added since the table's first layout: a table of an older
+# layout gets them once (an older row reads null)
+_CURRENT: set[int] = set()
+ADDED_COLUMNS = (("records_tombstones", "bigint"),)
+
+
+def _prepare(engine: SqlEngine) -> None:
+    """Create the table, or add the columns an older one lacks (once per
+    engine)."""
+    if id(engine) in _CURRENT:
+        return
+    create_table(engine, METRICS_TABLE, COLUMNS)
+    present = {str(row["col_name"]) for row in engine.sql(f"describe table {METRICS_TABLE}")}
+    missing = [(name, kind) for name, kind in ADDED_COLUMNS if name not in present]
+    if missing:
+        listed = ", ".join(f"{name} {kind}" for name, kind in missing)
+        engine.sql(f"alter table {METRICS_TABLE} add columns ({listed})")
+    _CURRENT.add(id(engine))
+
+
 def write(engine: SqlEngine, rows: Iterable[TopicMetrics]) -> int:
     """Append the rows (one commit); returns how many."""
     listed = list(rows)
-    create_table(engine, METRICS_TABLE, COLUMNS)
+    _prepare(engine)
     if not listed:
         return 0
     values = ",\n".join(
@@ -370,6 +401,7 @@ def read_runs(engine: SqlEngine, runs: int) -> list[dict[str, Any]]:
     schema, _, table = METRICS_TABLE.partition(".")
     if not engine.sql(f"show tables in {schema} like '{table}'"):
         return []  # no run recorded yet
+    _prepare(engine)
     stamps = [name for name, kind in COLUMNS if kind == "timestamp"]
     columns = ", ".join(
         f"unix_micros({name}) as {name}" if name in stamps else name for name, _ in COLUMNS
@@ -401,5 +433,6 @@ def summary_line(rows: list[TopicMetrics]) -> str:
         f"run {rows[0].run_id if rows else '-'}: {len(rows)} topic(s),"
         f" {_total(rows, 'records_landed')} landed, {_total(rows, 'records_staged')} staged,"
         f" {_total(rows, 'records_quarantined')} quarantined,"
+        f" {_total(rows, 'records_tombstones')} tombstones,"
         f" keys {upserted - deleted} upserted / {deleted} deleted, {lag}, {seconds:.1f}s"
     )

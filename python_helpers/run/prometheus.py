@@ -35,6 +35,10 @@ COUNTERS = {
         "records_unreadable",
     ),
     "cdc_records_staged_total": ("Records staged as change events.", "records_staged"),
+    "cdc_records_tombstones_total": (
+        "Tombstones (Kafka's null value after a delete): expected, not quarantined.",
+        "records_tombstones",
+    ),
     "cdc_keys_inserted_total": ("Keys inserted into the topic's state table.", "keys_inserted"),
     "cdc_keys_updated_total": ("Keys updated in the topic's state table.", "keys_updated"),
     "cdc_keys_deleted_total": ("Keys deleted from the topic's state table.", "keys_deleted"),

@@ -26,6 +26,8 @@ class RunLine:
     landed: int
     staged: int
     quarantined: int
+    # a delete's tombstone: expected, not quarantined
+    tombstones: int
     upserted: int
     deleted: int
     # the largest lag of every topic as of this run: a topic's lag from its
@@ -42,7 +44,8 @@ class RunLine:
 
 
 def _sum(rows: Sequence[dict[str, Any]], name: str) -> int:
-    return sum(int(row[name] or 0) for row in rows)
+    """A count added up (a row written before the column was added has none)."""
+    return sum(int(row.get(name) or 0) for row in rows)
 
 
 def run_lines(rows: Sequence[dict[str, Any]]) -> list[RunLine]:
@@ -67,6 +70,7 @@ def run_lines(rows: Sequence[dict[str, Any]]) -> list[RunLine]:
                 landed=_sum(topics, "records_landed"),
                 staged=_sum(topics, "records_staged"),
                 quarantined=_sum(topics, "records_quarantined"),
+                tombstones=_sum(topics, "records_tombstones"),
                 upserted=_sum(topics, "keys_inserted") + _sum(topics, "keys_updated") - deleted,
                 deleted=deleted,
                 lag_seconds=max(lags) if lags else None,
@@ -83,6 +87,7 @@ HEADER = (
     "landed",
     "staged",
     "quarantined",
+    "tombstones",
     "upserted",
     "deleted",
     "lag",
@@ -104,6 +109,7 @@ def render_text(rows: Sequence[dict[str, Any]]) -> str:
             line.landed,
             line.staged,
             line.quarantined,
+            line.tombstones,
             line.upserted,
             line.deleted,
             "-" if line.lag_seconds is None else human(line.lag_seconds),
@@ -124,6 +130,7 @@ def render_text(rows: Sequence[dict[str, Any]]) -> str:
         out.append(
             f"  {row['topic']}: {row['records_landed']} landed, {row['records_staged']} staged,"
             f" {row['records_quarantined']} quarantined{f' ({why})' if why else ''},"
+            f" {row.get('records_tombstones') or 0} tombstones,"
             f" keys +{row['keys_inserted']} ~{row['keys_updated']} -{row['keys_deleted']}{lagged}"
         )
     return "\n".join(out)

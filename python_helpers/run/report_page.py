@@ -24,6 +24,7 @@ from typing import Any
 from python_helpers.escaping import html_text
 from python_helpers.project.quarantine_reasons import Reason
 from python_helpers.run.alerts import Finding, human, quarantined_by_reason
+from python_helpers.run.metrics import TOMBSTONE
 from python_helpers.run.report import run_lines
 
 WIDTH, HEIGHT, PAD = 720, 200, 44
@@ -236,7 +237,11 @@ def _topic_section(
     rates = [
         None
         if r is None or not _number(r.get("run_seconds"))
-        else (_number(r.get("records_staged")) + _number(r.get("records_quarantined")))
+        else (
+            _number(r.get("records_staged"))
+            + _number(r.get("records_quarantined"))
+            + _number(r.get("records_tombstones"))
+        )
         / _number(r.get("run_seconds"))
         for r in ordered
     ]
@@ -248,7 +253,11 @@ def _topic_section(
     charts = (
         line_chart("Source-to-table lag", lags, "lag", lambda top: human(top), small=True)
         + line_chart(
-            "Throughput (records staged or quarantined / s)", rates, "rate", _rate, small=True
+            "Throughput (records staged, quarantined or tombstones / s)",
+            rates,
+            "rate",
+            _rate,
+            small=True,
         )
         + bar_chart("Keys changed", keys, len(runs))
         + bar_chart("Quarantined records, by reason", quarantined, len(runs))
@@ -267,7 +276,10 @@ def _quarantine_table(topic: str, rows: list[dict[str, Any]], page: Page) -> str
     for row in rows:
         for name, count in quarantined_by_reason(row).items():
             recent[name] = recent.get(name, 0) + count
-    summary = {str(r["reason"]): r for r in page.summary.get(topic, [])}
+    # a delete's tombstone is counted as such, not as quarantined
+    summary = {
+        str(r["reason"]): r for r in page.summary.get(topic, []) if r["reason"] != TOMBSTONE
+    }
     names = sorted(set(recent) | set(summary))
     if not names:
         return '<p class="muted">Quarantine: empty.</p>'

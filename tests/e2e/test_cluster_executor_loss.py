@@ -44,7 +44,7 @@ pytestmark = [
 TOPIC = flattened_smt.MYSQL_TOPIC
 CURRENT = f"cdc_current.flattened__{TOPIC.replace('.', '_')}"
 COLUMNS = ("first_name", "last_name", "email")
-SUMMARY = re.compile(r"(\d+) landed, (\d+) staged, (\d+) quarantined")
+SUMMARY = re.compile(r"(\d+) landed, (\d+) staged, (\d+) quarantined, (\d+) tombstones")
 
 
 def _app_id(timeout: float = 120) -> str:
@@ -163,11 +163,11 @@ def test_an_executor_lost_mid_build_loses_and_doubles_nothing(lost: dict[str, An
     assert sorted(actual) == sorted(expected)
     for key, row in expected.items():
         assert {c: actual[key][c] for c in COLUMNS} == {c: row[c] for c in COLUMNS}
-    # every landed record is one staged or quarantined row (over the runs:
+    # every landed record is one staged, quarantined or tombstone row (over the runs:
     # a failed run's records are counted by the run that finishes them)
     counts = [tuple(map(int, found)) for run in lost["runs"] for found in SUMMARY.findall(run)]
     landed = sum(c[0] for c in counts)
-    assert landed == sum(c[1] + c[2] for c in counts)
+    assert landed == sum(c[1] + c[2] + c[3] for c in counts)
     lines = (SAMPLE_LANDING / TOPIC / flattened_smt.MYSQL_FILE).read_text().splitlines()
     assert landed == len(lines)
 

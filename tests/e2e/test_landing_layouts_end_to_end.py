@@ -156,13 +156,15 @@ def test_the_run_builds_every_topic_and_accounts_for_every_record(
     layouts: dict[str, Any],
 ) -> None:
     """The run exits 0 (run_in checks it: every model built, every check
-    passed); its summary counts each landed record staged or quarantined."""
+    passed); its summary counts each landed record staged, quarantined or a
+    tombstone."""
     found = re.search(
-        r"(\d+) topic\(s\), (\d+) landed, (\d+) staged, (\d+) quarantined", layouts["run"]
+        r"(\d+) topic\(s\), (\d+) landed, (\d+) staged, (\d+) quarantined, (\d+) tombstones",
+        layouts["run"],
     )
     assert found is not None, layouts["run"][-3000:]
-    topics, landed, staged, quarantined = (int(n) for n in found.groups())
-    assert topics == len(VIEWS) and landed == staged + quarantined > 0
+    topics, landed, staged, quarantined, tombstones = (int(n) for n in found.groups())
+    assert topics == len(VIEWS) and landed == staged + quarantined + tombstones > 0
 
 
 def test_the_sink_layout_builds_the_reference_state(layouts: dict[str, Any]) -> None:

@@ -258,7 +258,10 @@ def test_every_run_that_did_something_is_kept_in_the_metrics_table(
     assert set(first) == {CHANGED, QUIET} and set(second) == {CHANGED}
     assert sum(r["records_landed"] for r in first.values()) == _landed_total(plan_runs["first"])
     for row in first.values():
-        assert row["records_staged"] + row["records_quarantined"] == row["records_landed"]
+        assert (
+            row["records_staged"] + row["records_quarantined"] + row["records_tombstones"]
+            == row["records_landed"]
+        )
         assert row["records_staged"] > 0 and row["keys_updated"] == 0 and row["keys_inserted"] > 0
         assert row["dbt_seconds"] > 0 and row["land_seconds"] > 0
         assert row["run_ended_at"] >= row["run_started_at"]

@@ -18,7 +18,8 @@ PACKAGE = PROJECT / "python_helpers"
 # lowest first: a package may import from its own layer and those below
 LAYERS = [
     {"escaping", "digest", "naming", "sequences", "engine"},  # text, names, runs, Spark
-    {"schema", "connectors", "land"},  # reading: schema blocks, connectors, landings
+    # reading: schema blocks, connectors, landings; the producer (capture)
+    {"schema", "connectors", "land", "capture"},
     {"topic"},  # a topic resolved: declaration + schema versions
     {"project"},  # generation: sync, models, properties
     {"run", "cli", "__main__"},  # running

@@ -19,6 +19,9 @@
         events.{{ cdc_ident(column.name) }},
         {%- endfor %}
         -- change-data-capture metadata
+        {%- if spec.columns | selectattr('decoder', 'equalto', 'variable_decimal') | list %}
+        events._cdc_inexact_columns,
+        {%- endif %}
         events._cdc_op,
         events._cdc_position,
         events._cdc_is_snapshot,

@@ -43,6 +43,18 @@
         {{ cdc_decode_column(raw, column) }} as {{ cdc_ident(column.name) }},
         {%- endif %}
         {%- endfor %}
+        {%- set variable = spec.columns | selectattr('decoder', 'equalto', 'variable_decimal') | list %}
+        {%- if variable %}
+        {#- the variable-scale decimals this record's value does not hold
+            exactly (rounded past 18 fraction digits, or null: more than 20
+            integer digits): visible per record, never a silent loss -#}
+        nullif(filter(array(
+            {%- for column in variable %}
+            if({{ _cdc_variable_decimal_exact('events._row.' ~ cdc_ident(column.name), column) }},
+                null, {{ cdc_string(column.name) }}){{ "," if not loop.last }}
+            {%- endfor %}
+        ), x -> x is not null), array()) as _cdc_inexact_columns,
+        {%- endif %}
         {{ cdc_indent(_cdc_change_metadata_columns(spec, 'events'), 4) }},
         {{ cdc_indent(_cdc_landing_columns('events', 'events._cdc_landed_micros'), 4) }}
     from (
