@@ -1,34 +1,53 @@
 {#-
     Returns the select of the rows that carry an unchanged TOASTed value
-    across a primary-key change, or none when the relation cannot have one.
+    across a primary-key change, or '' when the relation cannot have one.
 
     PostgreSQL's `UPDATE ... SET id = <new>` reaches Debezium as a delete
-    of the old key (header `__debezium.newkey`) and a create of the new
-    key (header `__debezium.oldkey`) at the same source position (one
-    WAL record: the same LSN). A TOASTed column the update left alone is
-    Debezium's unavailable-value placeholder in the create, and the new
-    key has no earlier value to keep: the value is the old key's. For
-    each such create of the batch, a row of the new key just before it
-    (its position with the Kafka offset part set to -2, before any record
-    at that source position) holding, in each kept column
-    (cdc_kept_columns), the old key's newest value before its delete: from
-    the batch's events of the old key, else the stored row of the old key
-    (`stored`, none on a first build). Every other column is the create's:
-    the create stays the newest event of its key, the carried row is only
-    a value known before it. (Issue 70: customers 121/122 rows, the new
-    key's `note` null where PostgreSQL held the text.)
+    of the old key and a create of the new key, the create carrying the old
+    key in its Kafka header `__debezium.oldkey` (as the header converter
+    wrote it: `{"id":2}` by Kafka Connect's default SimpleHeaderConverter,
+    `{"schema":...,"payload":{"id":2}}` by the JsonConverter). A TOASTed
+    column the update left alone is Debezium's unavailable-value
+    placeholder in the create, and the new key has no earlier value to
+    keep: the value is the old key's. For each such create of the batch, a
+    row of the new key just before it (its position with the Kafka offset
+    part set to -2, before any record at that source position) holding, in
+    each kept column (cdc_kept_columns), the old key's newest value before
+    the create: from the batch's events of the old key, else the stored row
+    of the old key (`stored`; none on a first build). Every other column is
+    the create's: the create stays the newest event of its key, the carried
+    row is only a value known before it. The header, not the delete, names
+    the old key: ExtractNewRecordState drops the delete (tombstone mode)
+    and keeps the headers. (Issue 70: customers 121/122 rows, the new key's
+    `note` null where PostgreSQL held the text.)
+
+    Keys of the types a header's JSON holds as they are (integers, text,
+    booleans) only: a key of a logical type (a date, a decimal) is carried
+    by nothing (docs/guarantees.md).
 
     `columns`: the staging relation's; `keys`: the unique key; `fillable`:
     cdc_kept_columns; `watermark`: the newest batch already merged.
 -#}
 {% macro cdc_key_change_carries(relation, stored, columns, keys, fillable, watermark) -%}
     {%- set names = columns | map(attribute='name') | list -%}
-    {%- if not fillable or '_kafka_headers' not in names or '_cdc_position' not in names -%}
+    {%- set key_types = {} -%}
+    {%- for column in columns if column.name in keys -%}
+        {%- do key_types.update({column.name: column.data_type | lower}) -%}
+    {%- endfor -%}
+    {%- set plain = ('tinyint', 'smallint', 'int', 'bigint', 'string', 'boolean') -%}
+    {%- if not fillable or '_kafka_headers' not in names or '_cdc_position' not in names
+        or key_types | length != keys | length
+        or key_types.values() | reject('in', plain) | list -%}
         {{- return('') -}}
     {%- endif -%}
+    {%- set ddl = [] -%}
+    {%- for key in keys -%}
+        {%- do ddl.append(cdc_ident(key) ~ ' ' ~ key_types[key]) -%}
+    {%- endfor -%}
+    {%- set header = "created._kafka_headers['__debezium.oldkey']" -%}
     {%- set stored_names = cdc_stored_names(stored) -%}
-    {%- set at_source = 'slice({0}._cdc_position, 1, size({0}._cdc_position) - 1)' -%}
-    {%- set before = "concat(" ~ at_source.format('moves') ~ ", array(cast(-2 as bigint)))" -%}
+    {%- set before = "concat(slice(moves._cdc_position, 1, size(moves._cdc_position) - 1),"
+        ~ " array(cast(-2 as bigint)))" -%}
     select
         {%- for column in columns %}
         {%- set name = column.name %}
@@ -55,24 +74,19 @@
     from (
         select
             created.*,
-            deleted._cdc_position as _cdc_old_position
-            {%- for key in keys %},
-            deleted.{{ cdc_ident(key) }} as {{ cdc_ident('_cdc_old_' ~ key) }}
-            {%- endfor %}
+            coalesce(
+                from_json(get_json_object({{ header }}, '$.payload'), {{ cdc_string(ddl | join(', ')) }}),
+                from_json({{ header }}, {{ cdc_string(ddl | join(', ')) }})
+            ) as _cdc_old_key
         from {{ relation }} as created
-        inner join {{ relation }} as deleted
-            on {{ at_source.format('created') }} = {{ at_source.format('deleted') }}
         where
             created._cdc_op = 'c'
-            and deleted._cdc_op = 'd'
-            and created._kafka_headers['__debezium.oldkey'] is not null
-            and deleted._kafka_headers['__debezium.newkey'] is not null
+            and {{ header }} is not null
             and {{ cdc_new_batches_filter('created._landing_batch', watermark) }}
-            and {{ cdc_new_batches_filter('deleted._landing_batch', watermark) }}
     ) as moves
     left join (
-        {#- the old key's newest value of each kept column before its delete,
-            among the batch's events -#}
+        {#- the old key's newest value of each kept column before the
+            create, among the batch's events -#}
         select
             moved._cdc_position
             {%- for name, rule in fillable.items() %},
@@ -82,26 +96,31 @@
                     earlier._cdc_position, null)
             ) as {{ cdc_ident(name) }}
             {%- endfor %}
-        from {{ relation }} as moved
-        inner join {{ relation }} as deleted
-            on {{ at_source.format('moved') }} = {{ at_source.format('deleted') }}
+        from (
+            select
+                created._cdc_position,
+                coalesce(
+                    from_json(get_json_object({{ header }}, '$.payload'), {{ cdc_string(ddl | join(', ')) }}),
+                    from_json({{ header }}, {{ cdc_string(ddl | join(', ')) }})
+                ) as _cdc_old_key
+            from {{ relation }} as created
+            where
+                created._cdc_op = 'c'
+                and {{ header }} is not null
+                and {{ cdc_new_batches_filter('created._landing_batch', watermark) }}
+        ) as moved
         inner join {{ relation }} as earlier
-            on {% for key in keys %}earlier.{{ cdc_ident(key) }} <=> deleted.{{ cdc_ident(key) }}
+            on {% for key in keys %}earlier.{{ cdc_ident(key) }} <=> moved._cdc_old_key.{{ cdc_ident(key) }}
             {{- " and " if not loop.last }}{% endfor %}
-            and earlier._cdc_position < deleted._cdc_position
-        where
-            moved._cdc_op = 'c'
-            and deleted._cdc_op = 'd'
-            and moved._kafka_headers['__debezium.oldkey'] is not null
-            and deleted._kafka_headers['__debezium.newkey'] is not null
-            and {{ cdc_new_batches_filter('earlier._landing_batch', watermark) }}
+            and earlier._cdc_position < moved._cdc_position
+        where {{ cdc_new_batches_filter('earlier._landing_batch', watermark) }}
         group by moved._cdc_position
     ) as known
         on known._cdc_position = moves._cdc_position
     {%- if stored is not none %}
     left join {{ stored }} as stored
-        on {% for key in keys %}stored.{{ cdc_ident(key) }} <=> moves.{{ cdc_ident('_cdc_old_' ~ key) }}
+        on {% for key in keys %}stored.{{ cdc_ident(key) }} <=> moves._cdc_old_key.{{ cdc_ident(key) }}
         {{- " and " if not loop.last }}{% endfor %}
-        and stored._cdc_position < moves._cdc_old_position
+        and stored._cdc_position < moves._cdc_position
     {%- endif %}
 {%- endmacro %}

@@ -58,49 +58,60 @@ def capture_during(
 ) -> str:
     """Capture into ``landing`` while ``workload`` runs on ``cluster``;
     the capture's output. The marker table must exist."""
-    config = landing.parent / f"{properties['slot.name']}.properties"
-    _write_properties(config, properties)
-    marker = f"{properties['topic.prefix']}.public.{MARKER_TABLE}"
-    log = landing.parent / f"{properties['slot.name']}.log"
-    command = [
-        sys.executable,
-        "-m",
-        "python_helpers",
-        "capture",
-        "--config",
-        str(config),
-        "--landing",
-        str(landing),
-        "--until-topic",
-        marker,
-        "--idle",
-        str(timeout),
-        "--max-seconds",
-        str(timeout),
-    ]
-    with log.open("w", encoding="utf-8") as sink:
-        process = subprocess.Popen(command, cwd=PROJECT, stdout=sink, stderr=subprocess.STDOUT)
-        try:
-            slot = properties["slot.name"]
-            deadline = time.monotonic() + 120
-            while (
-                cluster.value(
-                    "select count(*) from pg_replication_slots"
-                    f" where slot_name = '{slot}' and active"
+    return capture_many(cluster, landing, [properties], workload, timeout)[0]
+
+
+def capture_many(
+    cluster: Cluster,
+    landing: Path,
+    configurations: list[Mapping[str, str]],
+    workload: Callable[[Cluster], None],
+    timeout: float = 300.0,
+) -> list[str]:
+    """One capture per configuration (each its own slot, topic prefix and
+    process), all into ``landing``, while ``workload`` runs once; their
+    outputs. The marker table must exist."""
+    processes = []
+    try:
+        for properties in configurations:
+            config = landing.parent / f"{properties['slot.name']}.properties"
+            _write_properties(config, properties)
+            marker = f"{properties['topic.prefix']}.public.{MARKER_TABLE}"
+            log = landing.parent / f"{properties['slot.name']}.log"
+            command = [
+                sys.executable, "-m", "python_helpers", "capture", "--config", str(config),
+                "--landing", str(landing), "--until-topic", marker, "--idle", str(timeout),
+                "--max-seconds", str(timeout),
+            ]  # fmt: skip
+            with log.open("w", encoding="utf-8") as sink:
+                process = subprocess.Popen(
+                    command, cwd=PROJECT, stdout=sink, stderr=subprocess.STDOUT
                 )
-                != "1"
-            ):
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"the capture did not start: {log.read_text()[-4000:]}")
-                time.sleep(0.3)
-            workload(cluster)
-            cluster.sql(f"insert into {MARKER_TABLE} (at) values (clock_timestamp());")
+            processes.append((process, log))
+        slots = ", ".join(f"'{p['slot.name']}'" for p in configurations)
+        deadline = time.monotonic() + 180
+        while cluster.value(
+            f"select count(*) from pg_replication_slots where slot_name in ({slots}) and active"
+        ) != str(len(configurations)):  # fmt: skip
+            for process, log in processes:
+                if process.poll() is not None:
+                    raise RuntimeError(f"a capture did not start: {log.read_text()[-4000:]}")
+            if time.monotonic() > deadline:
+                raise RuntimeError("the captures' slots are not active after 180 s")
+            time.sleep(0.3)
+        workload(cluster)
+        cluster.sql(f"insert into {MARKER_TABLE} (at) values (clock_timestamp());")
+        for process, _ in processes:
             process.wait(timeout)
-        finally:
+    finally:
+        for process, _ in processes:
             if process.poll() is None:
                 process.kill()
                 process.wait()
-    output = log.read_text(encoding="utf-8")
-    if process.returncode != 0 or "stopped: a record of" not in output:
-        raise RuntimeError(f"capture failed ({process.returncode}): {output[-4000:]}")
-    return output
+    outputs = []
+    for process, log in processes:
+        output = log.read_text(encoding="utf-8")
+        if process.returncode != 0 or "stopped: a record of" not in output:
+            raise RuntimeError(f"capture failed ({process.returncode}): {output[-4000:]}")
+        outputs.append(output)
+    return outputs
