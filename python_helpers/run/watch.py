@@ -24,9 +24,11 @@ rows, a build not done stays planned).
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import signal
 import sys
 import threading
+import time
 from contextlib import redirect_stderr, redirect_stdout
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,22 +48,34 @@ RETRY_SECONDS = 10.0
 
 
 class StopRequest:
-    """Set by the first SIGINT or SIGTERM; the second one interrupts."""
+    """Set by the first SIGINT or SIGTERM; the second one interrupts.
+    SIGUSR1 writes every thread's Python stack to the console (a stop that
+    takes long shows where it waits: test_watch.py sends it before giving
+    up on a watch)."""
 
     def __init__(self) -> None:
         self.event = threading.Event()
+        self.asked_at: float | None = None
 
     def install(self) -> None:
         for number in (signal.SIGINT, signal.SIGTERM):
             signal.signal(number, self._handle)
+        faulthandler.register(signal.SIGUSR1, file=sys.__stderr__ or sys.stderr, all_threads=True)
 
     def _handle(self, number: int, frame: FrameType | None) -> None:
         if self.event.is_set():
             raise KeyboardInterrupt
         self.event.set()
+        self.asked_at = time.monotonic()
         name = signal.Signals(number).name
         # the console, not the cycle's log (stdout may be redirected to it)
         print(f"{_now()} stopping after the current step ({name})", file=sys.__stdout__)
+
+    def waited(self) -> str:
+        """How long the stop waited for the step under way, for the last line."""
+        if self.asked_at is None:
+            return ""
+        return f", {time.monotonic() - self.asked_at:.1f}s after the stop signal"
 
     def asked(self) -> bool:
         return self.event.is_set()
@@ -167,7 +181,11 @@ def watch(args: argparse.Namespace) -> int:
         if scrapes is not None:
             scrapes.shutdown()
         log.close()
-    print(f"{_now()} watch stopped after {cycles} cycle(s)", file=sys.stdout, flush=True)
+    print(
+        f"{_now()} watch stopped after {cycles} cycle(s){stop.waited()}",
+        file=sys.stdout,
+        flush=True,
+    )
     return 0
 
 

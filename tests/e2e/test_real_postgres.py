@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import re
 import sys
-from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from backlog import Backlog
 from postgres_cluster import running_cluster
 from project_paths import PROJECT
 from project_runs import run_in
+from real_compare import INEXACT, differences, exported_rows, fits_decimal_38_18
 from real_producer import capture_during, connector_properties
 from real_workloads import SCHEMA, compact_workload
 
@@ -76,29 +76,12 @@ def real(backlog: Backlog) -> dict[str, Any]:
 
 
 def _exported(real: dict[str, Any], view: str) -> list[dict[str, Any]]:
-    return [json.loads(row, parse_float=Decimal) for row in real["exported"][view]["rows"]]
+    return exported_rows(real["exported"], view)
 
 
-def _same(source: Any, built: Any) -> bool:
-    """A source value (PostgreSQL's JSON of it) and the table's (the
-    export's JSON) hold the same value."""
-    if source is None or built is None:
-        return source is built
-    if isinstance(source, (int, Decimal)) and not isinstance(source, bool):
-        return Decimal(str(source)) == Decimal(str(built))
-    if isinstance(source, str) and re.fullmatch(r"\d{4}-\d\d-\d\dT[\d:.]+\+00:00", source):
-        return _instant(source) == _instant(str(built))
-    return bool(source == built)
-
-
-def _rounded(source: Any, built: Any) -> bool:
-    """A variable-scale numeric flagged inexact: the source value rounded
-    half up to 18 fraction digits, or null when it has more than 20
-    integer digits."""
-    exact = Decimal(str(source))
-    if abs(exact) >= Decimal("1e20"):
-        return built is None
-    return Decimal(str(built)) == exact.quantize(Decimal("1e-18"), rounding=ROUND_HALF_UP)
+def _differences(real: dict[str, Any], view: str) -> list[str]:
+    table, key = TABLES[view]
+    return differences(table, key, real["expected"][view], _exported(real, view))
 
 
 def test_only_the_values_decimal_38_18_cannot_hold_are_flagged(real: dict[str, Any]) -> None:
@@ -107,39 +90,9 @@ def test_only_the_values_decimal_38_18_cannot_hold_are_flagged(real: dict[str, A
     holds exactly is unflagged."""
     expected = {row["id"]: row for row in real["expected"][CUSTOMERS]}
     for row in _exported(real, CUSTOMERS):
-        source = expected[row["id"]]["ratio"]
-        fits = source is None or (
-            abs(source) < Decimal("1e20") and source == source.quantize(Decimal("1e-18"))
-        )
-        assert (row.get("_cdc_inexact_columns") or []) == ([] if fits else ["ratio"]), row
-    assert any(row.get("_cdc_inexact_columns") for row in _exported(real, CUSTOMERS))
-
-
-def _instant(text: str) -> str:
-    """An instant's text, PostgreSQL's or Spark's, as one form (UTC)."""
-    text = text.replace(" ", "T").removesuffix("Z").removesuffix("+00:00")
-    return text.rstrip("0").rstrip(".") if "." in text else text
-
-
-def _differences(real: dict[str, Any], view: str) -> list[str]:
-    table, key = TABLES[view]
-    expected = {tuple(row[k] for k in key): row for row in real["expected"][view]}
-    actual = {tuple(row[k] for k in key): row for row in _exported(real, view)}
-    found = [f"keys only in {table}: {sorted(expected.keys() - actual.keys())}"] * bool(
-        expected.keys() - actual.keys()
-    ) + [f"keys only in {view}: {sorted(actual.keys() - expected.keys())}"] * bool(
-        actual.keys() - expected.keys()
-    )
-    for at in sorted(expected.keys() & actual.keys()):
-        for column, value in expected[at].items():
-            if column in (actual[at].get("_cdc_inexact_columns") or []):
-                if not _rounded(value, actual[at].get(column)):
-                    found.append(f"{table} {at} {column}: flagged inexact, but {value} is not"
-                                 f" {actual[at].get(column)} rounded to decimal(38,18)")
-            elif not _same(value, actual[at].get(column)):
-                shown = str(actual[at].get(column))[:60]
-                found.append(f"{table} {at} {column}: source {str(value)[:60]!r}, built {shown!r}")
-    return found
+        fits = fits_decimal_38_18(expected[row["id"]]["ratio"])
+        assert (row.get(INEXACT) or []) == ([] if fits else ["ratio"]), row
+    assert any(row.get(INEXACT) for row in _exported(real, CUSTOMERS))
 
 
 def test_the_capture_wrote_every_record_as_kafka_holds_it(real: dict[str, Any]) -> None:

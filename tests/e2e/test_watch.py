@@ -167,7 +167,15 @@ def _watch(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         result["log_before_stop"] = log.read_text(encoding="utf-8")
         # a service manager's stop: SIGTERM to the whole group (the JVM too)
         os.killpg(process.pid, signal.SIGTERM)
-        result["exit"] = process.wait(timeout=180)
+        try:
+            result["exit"] = process.wait(timeout=180)
+        except subprocess.TimeoutExpired:
+            # where it waits: every thread's stack (the watch's SIGUSR1)
+            process.send_signal(signal.SIGUSR1)
+            time.sleep(3)
+            raise AssertionError(
+                f"the watch outlived SIGTERM by 180 s:\n{output()[-8000:]}"
+            ) from None
     finally:
         if process.poll() is None:
             process.kill()
@@ -221,7 +229,10 @@ def test_a_new_event_is_visible_to_other_processes_while_the_watch_runs(
 def test_each_cycle_that_did_something_prints_one_line(watched: dict[str, Any]) -> None:
     runs = [x for x in watched["output"].splitlines() if re.search(r"^\S+ run \d+: ", x)]
     new_key = next(x for x in runs if " 1 landed, " in x)
-    assert "1 topic(s), 1 landed, 1 staged, 0 quarantined, keys 1 upserted / 0 deleted" in new_key
+    assert (
+        "1 topic(s), 1 landed, 1 staged, 0 quarantined, 0 tombstones, keys 1 upserted / 0 deleted"
+        in new_key
+    )
     # the lag in the unit a person reads (sample events are years old)
     assert re.search(r", lag \d+(\.\d)? (s|min|h|days), ", new_key), new_key
     assert "serving the tables on 127.0.0.1" in watched["output"]

@@ -11,6 +11,10 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 INEXACT = "_cdc_inexact_columns"
+INFINITIES = {
+    "infinity": ("9999-12-31", "9999-12-31T23:59:59.999999"),
+    "-infinity": ("0001-01-01", "0001-01-01T00:00:00"),
+}
 UNBOUNDED = Decimal("1e20")
 EIGHTEEN = Decimal("1e-18")
 
@@ -37,6 +41,9 @@ def same(source: Any, built: Any, decimals: str = "exact") -> bool:
         return Decimal(str(source)) == Decimal(str(built))
     if isinstance(source, str) and re.fullmatch(r"\d{4}-\d\d-\d\dT[\d:.]+\+00:00", source):
         return instant(source) == instant(str(built))
+    if source in INFINITIES and isinstance(built, str):
+        # PostgreSQL's ±infinity: the bounds of Spark's range (docs/types.md)
+        return instant(built) in INFINITIES[source]
     return bool(source == built)
 
 

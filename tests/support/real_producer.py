@@ -14,7 +14,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from postgres_cluster import Cluster
@@ -64,7 +64,7 @@ def capture_during(
 def capture_many(
     cluster: Cluster,
     landing: Path,
-    configurations: list[Mapping[str, str]],
+    configurations: Sequence[Mapping[str, str]],
     workload: Callable[[Cluster], None],
     timeout: float = 300.0,
 ) -> list[str]:

@@ -79,6 +79,9 @@ def compact_workload(cluster: Cluster) -> None:
         " update customers set seen_at = now() where id = 6;"
         " update order_lines set line = 9 where order_id = 3 and line = 1; commit;",
         "insert into order_lines values (5, 1, 7, 9.99);",
+        # PostgreSQL's infinities: Debezium's sentinels, the bounds of Spark's range
+        "update customers set born = 'infinity', seen_at = '-infinity' where id = 8;",
+        "update customers set born = '-infinity', seen_at = 'infinity' where id = 21;",
         "update customers set name = 'moved too' where id = 1006;",
         "update customers set note = null where id = 8;",
     ]
@@ -133,6 +136,10 @@ values
      '00000000-0000-0000-0000-000000000000',
      '[]', '[]', '', '::1', '::/0', 'ff:ff:ff:ff:ff:ff', B'00000000', B'', '{}', '{}', 'sad',
      '(0,0)', 'empty', '(,)', 0);
+insert into kinds (id, c_date, c_ts3, c_ts6, c_tstz, c_bit, c_varbit)
+values (5, '-infinity', 'infinity', '-infinity', 'infinity', B'10000000', B'1000000000000000'),
+    (6, '0001-01-01', '0001-01-01 00:00:00', '9999-12-31 23:59:59.999999', '-infinity', B'00000001',
+     B'1');
 """.replace("TOASTED_TEXT", TOASTED.format(seed="i"))
 
 
