@@ -27,6 +27,7 @@ OWN_ROOTS = (
     PROJECT / "tests" / "support",
     PROJECT / "tests" / "unit",
     PROJECT / "tests" / "e2e",
+    PROJECT / "tests" / "real",
 )
 
 
