@@ -187,8 +187,15 @@ def capture(
     writer.close()
     if handler_errors:
         raise handler_errors[0]
-    if failure and stopped_by == "engine stopped":
-        raise failure[0]
+    if stopped_by == "engine stopped":
+        # the engine runs until told to stop: ending on its own is a
+        # failure (a refused connection, a bad setting: its log says which)
+        if failure:
+            raise failure[0]
+        raise RuntimeError(
+            "Debezium's engine stopped on its own (its log above says why);"
+            f" {sum(writer.written.values())} record(s) were written before"
+        )
     return CaptureResult(dict(writer.written), time.monotonic() - started, stopped_by)
 
 

@@ -84,11 +84,24 @@ def test_every_type_equals_postgresql_s_own_value(lane: dict[str, Any], prefix: 
 
 
 def test_the_run_counts_every_record(lane: dict[str, Any]) -> None:
+    """Every record captured is landed and staged, quarantined or a
+    tombstone, but those of the topics the run says it cannot land: the
+    schemaless configuration's partition topics (Debezium's snapshot reads
+    a partitioned table's rows twice, into the root's topic and into each
+    partition's), which no declaration gives a schema."""
     found = re.search(
         r"(\d+) landed, (\d+) staged, (\d+) quarantined, (\d+) tombstones", lane["run"]
     )
     assert found is not None, lane["run"][-3000:]
     landed, staged, quarantined, tombstones = (int(n) for n in found.groups())
-    assert landed == lane["records"] == staged + quarantined + tombstones
+    refused = r"^not landing (\S+): sync generated no schema"
+    not_landed = sorted(re.findall(refused, lane["run"], re.M))
+    assert not_landed == ["noschema.public.measures_2025", "noschema.public.measures_2026"]
+    left = sum(
+        len((lane["landing"] / topic / "capture.jsonl").read_text().splitlines())
+        for topic in not_landed
+    )
+    assert landed + left == lane["records"]
+    assert landed == staged + quarantined + tombstones
     # the one record quarantined: unwrap's keyless delete (PRODUCER_CHANGES)
     assert quarantined == 1

@@ -115,7 +115,7 @@ create table measures_2025 partition of measures for values from ('2025-01-01') 
 create table measures_2026 partition of measures for values from ('2026-01-01') to ('2027-01-01');
 insert into full_identity
 select i, TOASTED_TEXT, i from generate_series(1, 4) as i;
-insert into measures values (1, '2025-03-01', 1.5), (2, '2026-03-01', 2.25);
+insert into measures values (1, '2025-03-01', 1.5), (2, '2026-03-01', 2.25), (4, '2025-06-01', 4.5);
 insert into keyless values (1, 'one'), (2, 'two');
 insert into kinds (id, c_smallint, c_bigint, c_real, c_double, c_numeric_5_2, c_money, c_char,
     c_varchar, c_bytea, c_bool, c_date, c_time, c_timetz, c_ts3, c_ts6, c_tstz, c_interval,
