@@ -87,7 +87,7 @@ test-fast: setup
 ## current-state table is compared with the source table; plus the drawn
 ## workloads and the compact case `make test` runs (docs/testing.md)
 test-real: setup
-	$(PY) -m pytest tests/real tests/e2e/test_real_postgres.py
+	$(PY) -m pytest -s tests/real tests/e2e/test_real_postgres.py
 
 ## make soak [EXAMPLES=3000]: the merge property tests on thousands of random
 ## histories (one shared run; the rest of the end-to-end suite runs with it)

@@ -35,7 +35,10 @@
         {%- do key_types.update({column.name: column.data_type | lower}) -%}
     {%- endfor -%}
     {%- set plain = ('tinyint', 'smallint', 'int', 'bigint', 'string', 'boolean') -%}
-    {%- if not fillable or '_kafka_headers' not in names or '_cdc_position' not in names
+    {#- nothing to carry unless the batch holds a key change (the model's
+        look-up asks, cdc_lookup) -#}
+    {%- if not cdc_lookup().get('key_changes', false)
+        or not fillable or '_kafka_headers' not in names or '_cdc_position' not in names
         or key_types | length != keys | length
         or key_types.values() | reject('in', plain) | list -%}
         {{- return('') -}}
@@ -45,6 +48,21 @@
         {%- do ddl.append(cdc_ident(key) ~ ' ' ~ key_types[key]) -%}
     {%- endfor -%}
     {%- set header = "created._kafka_headers['__debezium.oldkey']" -%}
+    {#- the batch's creates that name an old key, with that key read from
+        the header (its payload when the JsonConverter wrote it) -#}
+    {%- set creates -%}
+        select
+            created.*,
+            coalesce(
+                from_json(get_json_object({{ header }}, '$.payload'), {{ cdc_string(ddl | join(', ')) }}),
+                from_json({{ header }}, {{ cdc_string(ddl | join(', ')) }})
+            ) as _cdc_old_key
+        from {{ relation }} as created
+        where
+            created._cdc_op = 'c'
+            and {{ header }} is not null
+            and {{ cdc_new_batches_filter('created._landing_batch', watermark) }}
+    {%- endset -%}
     {%- set stored_names = cdc_stored_names(stored) -%}
     {%- set before = "concat(slice(moves._cdc_position, 1, size(moves._cdc_position) - 1),"
         ~ " array(cast(-2 as bigint)))" -%}
@@ -71,19 +89,7 @@
         moves.{{ cdc_ident(name) }}
         {%- endif %}{{ "," if not loop.last }}
         {%- endfor %}
-    from (
-        select
-            created.*,
-            coalesce(
-                from_json(get_json_object({{ header }}, '$.payload'), {{ cdc_string(ddl | join(', ')) }}),
-                from_json({{ header }}, {{ cdc_string(ddl | join(', ')) }})
-            ) as _cdc_old_key
-        from {{ relation }} as created
-        where
-            created._cdc_op = 'c'
-            and {{ header }} is not null
-            and {{ cdc_new_batches_filter('created._landing_batch', watermark) }}
-    ) as moves
+    from ({{ creates }}) as moves
     left join (
         {#- the old key's newest value of each kept column before the
             create, among the batch's events -#}
@@ -96,19 +102,7 @@
                     earlier._cdc_position, null)
             ) as {{ cdc_ident(name) }}
             {%- endfor %}
-        from (
-            select
-                created._cdc_position,
-                coalesce(
-                    from_json(get_json_object({{ header }}, '$.payload'), {{ cdc_string(ddl | join(', ')) }}),
-                    from_json({{ header }}, {{ cdc_string(ddl | join(', ')) }})
-                ) as _cdc_old_key
-            from {{ relation }} as created
-            where
-                created._cdc_op = 'c'
-                and {{ header }} is not null
-                and {{ cdc_new_batches_filter('created._landing_batch', watermark) }}
-        ) as moved
+        from ({{ creates }}) as moved
         inner join {{ relation }} as earlier
             on {% for key in keys %}earlier.{{ cdc_ident(key) }} <=> moved._cdc_old_key.{{ cdc_ident(key) }}
             {{- " and " if not loop.last }}{% endfor %}

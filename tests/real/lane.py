@@ -132,9 +132,14 @@ def build(root: Path) -> dict[str, Any]:
     helpers = [sys.executable, "-m", "python_helpers"]
     views = [view(prefix, table) for prefix in CONFIGURATIONS for table in [*TABLES, "keyless"]]
     exported = json.loads(run_in(project, state, *helpers, "export", *views))
-    records = sum(
-        1 for path in landing.rglob("*.jsonl") for _ in path.open(encoding="utf-8")
-    )
+    per_configuration = {
+        prefix: sum(
+            len(path.read_text(encoding="utf-8").splitlines())
+            for path in landing.glob(f"{prefix}.*/*.jsonl")
+        )
+        for prefix in CONFIGURATIONS
+    }
+    records = sum(per_configuration.values())
     return {
         "landing": landing,
         "captures": outputs,
@@ -143,5 +148,6 @@ def build(root: Path) -> dict[str, Any]:
         "exported": exported,
         "seconds": seconds,
         "records": records,
+        "per_configuration": per_configuration,
         "project": project,
     }

@@ -44,7 +44,8 @@ def lane(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         f" captured in {built['seconds']['capture']:.0f} s, make run"
         f" {built['seconds']['make run']:.0f} s"
     )
-    print(report)
+    counts = ", ".join(f"{prefix} {n}" for prefix, n in built["per_configuration"].items())
+    print(f"{report}\nrecords per configuration: {counts}")
     yield built
 
 

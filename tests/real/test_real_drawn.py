@@ -42,8 +42,9 @@ def _view(table: int) -> str:
     return f"cdc_current.postgres__{PREFIX}_public_drawn_{table}"
 
 
-def _build(scripts: list[str]) -> list[str]:
-    """Run the drawn scripts under capture and build; the differences."""
+def _build(scripts: list[str]) -> tuple[list[str], int]:
+    """Run the drawn scripts under capture and build; the differences and
+    how many records were captured."""
     if ROOT.exists():
         shutil.rmtree(ROOT / "run", ignore_errors=True)
     root = ROOT / "run"
@@ -75,7 +76,8 @@ def _build(scripts: list[str]) -> list[str]:
     for table in range(TABLES):
         built = exported_rows(exported, _view(table))
         found += differences(f"drawn_{table}", ["id"], expected[table], built)
-    return found
+    records = sum(len(path.read_text().splitlines()) for path in landing.rglob("*.jsonl"))
+    return found, records
 
 
 @settings(
@@ -99,10 +101,10 @@ def _build(scripts: list[str]) -> list[str]:
 def test_drawn_histories_equal_the_source(transactions: list[list[tuple[int, int, Step]]]) -> None:
     started = time.monotonic()
     scripts = statements(transactions)
-    found = _build(scripts)
+    found, records = _build(scripts)
     steps = sum(len(t) for t in transactions)
     print(
         f"drawn: {len(transactions)} transactions, {steps} steps on {TABLES} tables,"
-        f" {time.monotonic() - started:.0f} s"
+        f" {records} records captured, {time.monotonic() - started:.0f} s"
     )
     assert found == [], "\n".join(found)
