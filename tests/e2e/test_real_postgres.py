@@ -23,10 +23,8 @@ from postgres_cluster import running_cluster
 from project_paths import PROJECT
 from project_runs import run_in
 from real_compare import INEXACT, differences, exported_rows, fits_decimal_38_18
-from real_producer import capture_during, connector_properties
+from real_producer import build_landing, capture_during, connector_properties
 from real_workloads import SCHEMA, compact_workload
-
-from python_helpers.project.init_project import fresh_project
 
 pytestmark = pytest.mark.spark
 
@@ -53,14 +51,10 @@ def _captured(root: Path) -> dict[str, Any]:
 def _real(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("real-postgres")
     built = _captured(root)
-    project = fresh_project(PROJECT, PROJECT / ".state" / "pytest-real" / "project")
-    state = project / ".state"
-    venv = Path(sys.executable).parents[1]
-    make_run = ["make", "--no-print-directory", "run", f"VENV={venv}"]
-    built["run"] = run_in(project, state, *make_run, f"CDC_LANDING_DIR={built['landing']}")
+    project_dir = PROJECT / ".state" / "pytest-real" / "project"
+    project, built["run"], built["exported"] = build_landing(project_dir, built["landing"], TABLES)
     helpers = [sys.executable, "-m", "python_helpers"]
-    built["report"] = run_in(project, state, *helpers, "report")
-    built["exported"] = json.loads(run_in(project, state, *helpers, "export", *TABLES))
+    built["report"] = run_in(project, project / ".state", *helpers, "report")
     return built
 
 

@@ -5,19 +5,14 @@ made by `init`, then the source tables read at the end."""
 
 from __future__ import annotations
 
-import json
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from postgres_cluster import running_cluster
 from project_paths import PROJECT
-from project_runs import run_in
-from real_producer import capture_many, connector_properties
+from real_producer import build_landing, capture_many, connector_properties
 from real_workloads import LANE_SCHEMA, SCHEMA, lane_workload
-
-from python_helpers.project.init_project import fresh_project
 
 PUBLICATION = "cdc_lane"
 UNWRAP = {
@@ -122,16 +117,11 @@ def build(root: Path) -> dict[str, Any]:
             + " from kinds order by id"
         )
     _declare(landing)
-    project = fresh_project(PROJECT, PROJECT / ".state" / "pytest-real-lane" / "project")
-    state = project / ".state"
-    venv = Path(sys.executable).parents[1]
     started = time.monotonic()
-    make_run = ["make", "--no-print-directory", "run", f"VENV={venv}"]
-    run = run_in(project, state, *make_run, f"CDC_LANDING_DIR={landing}")
-    seconds["make run"] = time.monotonic() - started
-    helpers = [sys.executable, "-m", "python_helpers"]
     views = [view(prefix, table) for prefix in CONFIGURATIONS for table in [*TABLES, "keyless"]]
-    exported = json.loads(run_in(project, state, *helpers, "export", *views))
+    project_dir = PROJECT / ".state" / "pytest-real-lane" / "project"
+    project, run, exported = build_landing(project_dir, landing, views)
+    seconds["make run"] = time.monotonic() - started
     per_configuration = {
         prefix: sum(
             len(path.read_text(encoding="utf-8").splitlines())

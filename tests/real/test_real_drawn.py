@@ -12,24 +12,18 @@ named regression case (`@example`)."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import sys
 import time
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 from drawn_workloads import TABLES, TRANSACTIONS, Step, schema, statements
 from hypothesis import HealthCheck, Phase, example, given, settings
 from postgres_cluster import Cluster, running_cluster
 from project_paths import PROJECT
-from project_runs import run_in
 from real_compare import differences, exported_rows
-from real_producer import MARKER_TABLE, capture_during, connector_properties
-
-from python_helpers.project.init_project import fresh_project
+from real_producer import MARKER_TABLE, build_landing, capture_during, connector_properties
 
 pytestmark = pytest.mark.spark
 
@@ -64,14 +58,8 @@ def _build(scripts: list[str]) -> tuple[list[str], int]:
             table: cluster.rows(f"select * from drawn_{table} order by id")
             for table in range(TABLES)
         }
-    project = fresh_project(PROJECT, root / "project")
-    state = project / ".state"
-    venv = Path(sys.executable).parents[1]
-    make_run = ["make", "--no-print-directory", "run", f"VENV={venv}"]
-    run_in(project, state, *make_run, f"CDC_LANDING_DIR={landing}")
-    helpers = [sys.executable, "-m", "python_helpers"]
     views = [_view(table) for table in range(TABLES)]
-    exported = json.loads(run_in(project, state, *helpers, "export", *views))
+    _, _, exported = build_landing(root / "project", landing, views)
     found = []
     for table in range(TABLES):
         built = exported_rows(exported, _view(table))

@@ -11,14 +11,19 @@ every transaction before it has been captured."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from postgres_cluster import Cluster
 from project_paths import PROJECT
+from project_runs import run_in
+
+from python_helpers.project.init_project import fresh_project
 
 MARKER_TABLE = "capture_marker"
 
@@ -115,3 +120,19 @@ def capture_many(
             raise RuntimeError(f"capture failed ({process.returncode}): {output[-4000:]}")
         outputs.append(output)
     return outputs
+
+
+def build_landing(
+    project_dir: Path, landing: Path, views: Sequence[str]
+) -> tuple[Path, str, dict[str, Any]]:
+    """A project made by `init` in ``project_dir`` runs `make run` on
+    ``landing`` as a user's shell would; the project, the run's output and
+    ``views`` as `export` prints them."""
+    project = fresh_project(PROJECT, project_dir)
+    state = project / ".state"
+    venv = Path(sys.executable).parents[1]
+    make_run = ["make", "--no-print-directory", "run", f"VENV={venv}"]
+    run = run_in(project, state, *make_run, f"CDC_LANDING_DIR={landing}")
+    helpers = [sys.executable, "-m", "python_helpers"]
+    exported: dict[str, Any] = json.loads(run_in(project, state, *helpers, "export", *views))
+    return project, run, exported
