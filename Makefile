@@ -24,7 +24,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: setup run watch test lint ruff typecheck check-generated docs clean thrift-up thrift-down cluster-up cluster-down
 #>> checkout
-.PHONY: hooks test-fast test-real soak bench bench-topics bench-mongodb bench-weight bench-sync-path bench-watch bench-report soak-watch test-thrift test-cluster
+.PHONY: hooks test-fast test-real soak bench bench-plan bench-topics bench-mongodb bench-weight bench-sync-path bench-watch bench-report soak-watch test-thrift test-cluster
 #<<
 
 $(STAMP): requirements.txt requirements-jars.txt requirements-producer.txt
@@ -136,6 +136,12 @@ $(BENCH_STAMP): $(STAMP) requirements-bench.txt
 
 bench: setup $(BENCH_STAMP)
 	$(PY) -m bench.run --events $(N) $(if $(PLAIN),--plain)
+
+## make bench-plan [REUSE=1]: each generated model kind's compiled size and
+## Spark's planning phases, cold and warm, and a one-line cycle step by step
+## (bench/plan.py; REUSE=1 keeps the last first build)
+bench-plan: setup $(BENCH_STAMP)
+	$(PY) -m bench.plan $(if $(REUSE),--reuse)
 
 ## make bench-topics [TOPICS=100 EVENTS=200 PARSE_ONLY=1]: a whole database
 ## of generated PostgreSQL topics: first build, cold parse, one event on a

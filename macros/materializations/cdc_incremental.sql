@@ -2,7 +2,8 @@
     The project's materialization for its generated incremental models
     (base and merged-state tables; dbt_project.yml sets it). An incremental
     run is the model's one look-up (cdc_lookup, run while its select is
-    compiled) and one statement:
+    compiled) and one statement — none when its input holds nothing newer
+    than the table (cdc_nothing_new):
 
       append  insert into <this> by name select * from (<select>)
       merge   merge into <this> using (<select>) ... (spark__get_merge_sql;
@@ -56,6 +57,9 @@
         {%- call statement('main') -%}
             {{ create_table_as(false, this, compiled_code) }}
         {%- endcall -%}
+    {%- elif cdc_nothing_new(cdc_lookup_if_run()) -%}
+        {#- its input holds nothing newer than the table: no statement -#}
+        {%- do store_raw_result('main', message='OK (nothing new)', code='OK', rows_affected=0) -%}
     {%- else -%}
         {%- set source = '(' ~ compiled_code ~ '\n)' -%}
         {%- if on_schema_change != 'ignore' and cdc_schema_drift(cdc_lookup(), compiled_code) -%}

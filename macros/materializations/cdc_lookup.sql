@@ -22,7 +22,14 @@
                      old key (`__debezium.oldkey`): only then does its
                      select carry TOASTed values across a key change
                      (cdc_key_change_carries), which costs a state model
-                     seconds of planning in every run otherwise.
+                     seconds of planning in every run otherwise;
+      newest         on an incremental run of a model that reads one
+                     input batch by batch (a base model: its raw landing
+                     table; a model with a staging parent: the staging
+                     view; a MongoDB current state: its base model), the newest batch that input holds: when it is
+                     no newer than the watermark (and no replay is due),
+                     the model's select would read nothing, and its run
+                     sends no statement (cdc_nothing_new).
 
     Columns without a `describe`: the names are the keys of
     `to_json(struct(t.*))` of a null row (`ignoreNullFields` off), which
@@ -83,7 +90,8 @@
     {%- set found = {'incremental': incremental, 'watermark': none, 'this_names': none,
         'this_columns': none, 'replay': false, 'staging': none, 'staging_names': none,
         'staging_columns': none, 'truncates': truncates, 'all_truncates': all_truncates,
-        'truncate_all': none, 'truncate_new': none, 'key_changes': false} -%}
+        'truncate_all': none, 'truncate_new': none, 'key_changes': false, 'newest': none,
+        'reads_newest': false} -%}
     {%- set key_changes = staging is not none and config.get('cdc_delete_markers', false) -%}
     {%- if incremental -%}
         {%- do parts.append('(select max(_landing_batch) from ' ~ this ~ ') as watermark') -%}
@@ -113,6 +121,10 @@
                 ~ " where _cdc_op = 'c' and _kafka_headers['__debezium.oldkey'] is not null"
                 ~ newer ~ " limit 1)) as key_changes") -%}
         {%- endif -%}
+    {%- endif -%}
+    {%- set input = _cdc_batched_input(staging) if incremental else none -%}
+    {%- if input is not none -%}
+        {%- do parts.append('(select max(' ~ input[1] ~ ') from ' ~ input[0] ~ ') as newest') -%}
     {%- endif -%}
     {%- if not parts -%}
         {{- return(found) -}}
@@ -146,7 +158,51 @@
             {%- do found.update({'key_changes': (row['key_changes'] | int) > 0}) -%}
         {%- endif -%}
     {%- endif -%}
+    {%- if input is not none -%}
+        {%- set newest = row['newest'] -%}
+        {%- do found.update({'reads_newest': true,
+            'newest': none if newest is none else newest | int}) -%}
+    {%- endif -%}
     {{- return(found) -}}
+{%- endmacro %}
+
+{#- The one input an incremental model reads batch by batch, as (relation,
+    its batch column), or none: the staging view `staging` of a model with
+    a staging parent; the raw landing table of a base model (its one
+    parent, a source); the base model of a model whose one parent it is (a
+    MongoDB topic's current state). -#}
+{% macro _cdc_batched_input(staging) -%}
+    {%- if staging is not none -%}
+        {{- return((staging, '_landing_batch')) -}}
+    {%- endif -%}
+    {%- set parents = (model.get('depends_on') or {}).get('nodes') or [] -%}
+    {%- if parents | length != 1 -%}
+        {{- return(none) -}}
+    {%- endif -%}
+    {%- if parents[0].startswith('source.') and model.config.meta.get('cdc_layer') == 'base' -%}
+        {%- set parent = (graph.get('sources') or {}).get(parents[0]) -%}
+        {%- if parent -%}
+            {{- return((api.Relation.create(database=parent.database, schema=parent.schema,
+                identifier=parent.identifier), 'landing_batch')) -}}
+        {%- endif -%}
+    {%- endif -%}
+    {%- set parent = (graph.get('nodes') or {}).get(parents[0]) -%}
+    {%- if parent and parent.config.meta.get('cdc_layer') == 'base' -%}
+        {{- return((api.Relation.create(database=parent.database, schema=parent.schema,
+            identifier=parent.alias), '_landing_batch')) -}}
+    {%- endif -%}
+    {{- return(none) -}}
+{%- endmacro %}
+
+{#- Whether this incremental run of the model would read nothing (its
+    look-up `looked_up`, none when its select did not ask for one): its input holds no batch newer than the
+    watermark and no replay is due. Such a run sends no statement: the
+    table stays as it is, which is what the select would have left (a run
+    with nothing new changes nothing, checked by the end-to-end runs). -#}
+{% macro cdc_nothing_new(looked_up) -%}
+    {{- return(looked_up is not none and looked_up.incremental and looked_up.reads_newest
+        and not looked_up.replay
+        and (looked_up.newest is none or looked_up.newest <= looked_up.watermark)) -}}
 {%- endmacro %}
 
 {#- `<prefix>_names, <prefix>_type` of the null row `alias` (a relation
