@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from python_helpers.engine.dbt_target import target_path
 from python_helpers.engine.export import column_types
 from python_helpers.engine.sql_engine import SqlEngine, each_at_once, first_value, open_engine
 from python_helpers.escaping import spark_identifier, spark_string
@@ -112,7 +113,7 @@ def _current_models(nodes: dict[str, Any], topics: Iterable[str]) -> set[str]:
 
 def _manifest_nodes(project: Path) -> dict[str, Any]:
     """The nodes of the manifest of the build that just ran."""
-    manifest = json.loads((project / "target" / "manifest.json").read_text(encoding="utf-8"))
+    manifest = json.loads((target_path(project) / "manifest.json").read_text(encoding="utf-8"))
     return manifest["nodes"]  # type: ignore[no-any-return]
 
 

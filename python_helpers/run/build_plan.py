@@ -19,6 +19,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from python_helpers.engine.dbt_target import target_path
 from python_helpers.run import rebuilds
 
 PENDING_FILE = "pending-builds.json"
@@ -200,7 +201,7 @@ def succeeded(state: Path, project: Path, built: Plan) -> None:
     for name in (PENDING_FILE, RESPECIFIED_FILE):
         left = sorted(set(pending(state, name)) - set(built.topics))
         (state / name).write_text(json.dumps(left), encoding="utf-8")
-    manifest = project / "target" / "manifest.json"
+    manifest = target_path(project) / "manifest.json"
     if manifest.exists():
         (state / LAST_BUILD_DIR).mkdir(parents=True, exist_ok=True)
         shutil.copy(manifest, state / LAST_BUILD_DIR / "manifest.json")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from python_helpers.run import build_plan
 
 
@@ -162,3 +164,21 @@ def test_narrows_agrees_with_the_plan_and_a_full_refresh_is_not_short(tmp_path: 
             build_plan.plan(state, project, args, build_all).narrowed
         ), (args, build_all)
     assert not build_plan.narrows(state, ["build", "--full-refresh"])
+
+
+def test_a_good_build_is_kept_from_where_dbt_wrote_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With `DBT_TARGET_PATH` set, dbt writes its manifest there: the
+    build kept for the next run's comparison is that one, so the next run
+    is narrowed (it read `target/` alone and built everything again)."""
+    project, state = _project(tmp_path), tmp_path / "state"
+    monkeypatch.setenv("DBT_TARGET_PATH", str(tmp_path / "elsewhere"))
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "manifest.json").write_text('{"nodes": {}}', encoding="utf-8")
+    build_plan.add(state, ["bank.public.orders"])
+    first = build_plan.plan(state, project, ["build"])
+    assert first.reason == "no earlier good build: everything"
+    build_plan.succeeded(state, project, first)
+    build_plan.add(state, ["bank.public.orders"])
+    assert build_plan.plan(state, project, ["build"]).narrowed
