@@ -35,6 +35,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -189,8 +190,6 @@ def _cycle(
 
 
 def _seconds(timing: dict[str, Any]) -> float:
-    from datetime import datetime
-
     if not timing.get("started_at") or not timing.get("completed_at"):
         return 0.0
     started = datetime.fromisoformat(timing["started_at"].replace("Z", "+00:00"))

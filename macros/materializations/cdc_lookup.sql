@@ -26,10 +26,11 @@
       newest         on an incremental run of a model that reads one
                      input batch by batch (a base model: its raw landing
                      table; a model with a staging parent: the staging
-                     view; a MongoDB current state: its base model), the newest batch that input holds: when it is
-                     no newer than the watermark (and no replay is due),
-                     the model's select would read nothing, and its run
-                     sends no statement (cdc_nothing_new).
+                     view; a MongoDB current state: its base model), the
+                     newest batch that input holds: when it is no newer
+                     than the watermark (and no replay is due), the
+                     model's select would read nothing, and its run sends
+                     no statement (cdc_nothing_new).
 
     Columns without a `describe`: the names are the keys of
     `to_json(struct(t.*))` of a null row (`ignoreNullFields` off), which
@@ -102,6 +103,9 @@
                 ~ ' as DBT_INTERNAL_DEST where (' ~ (predicates | join(') and (')) ~ ') limit 1)) as replay') -%}
         {%- endif -%}
     {%- endif -%}
+    {#- the staging rows a run reads: those of batches after the watermark -#}
+    {%- set newer = (" and _landing_batch > (select coalesce(max(_landing_batch), -1) from "
+        ~ this ~ ")") if incremental else "" -%}
     {%- if staging is not none -%}
         {%- do parts.append(_cdc_names_and_type('staged', 'staging')) -%}
         {%- do joins.append('left join (select * from ' ~ staging ~ ' limit 0) as staged on true') -%}
@@ -111,12 +115,9 @@
         {%- endif -%}
         {%- if truncates and incremental -%}
             {%- do parts.append("(select cast(max(_cdc_position) as string) from " ~ staging
-                ~ " where _cdc_op = 't' and _landing_batch > (select coalesce(max(_landing_batch), -1) from "
-                ~ this ~ ")) as truncate_new") -%}
+                ~ " where _cdc_op = 't'" ~ newer ~ ") as truncate_new") -%}
         {%- endif -%}
         {%- if key_changes -%}
-            {%- set newer = (" and _landing_batch > (select coalesce(max(_landing_batch), -1) from "
-                ~ this ~ ")") if incremental else "" -%}
             {%- do parts.append("(select count(*) from (select 1 from " ~ staging
                 ~ " where _cdc_op = 'c' and _kafka_headers['__debezium.oldkey'] is not null"
                 ~ newer ~ " limit 1)) as key_changes") -%}
@@ -186,19 +187,16 @@
                 identifier=parent.identifier), 'landing_batch')) -}}
         {%- endif -%}
     {%- endif -%}
-    {%- set parent = (graph.get('nodes') or {}).get(parents[0]) -%}
-    {%- if parent and parent.config.meta.get('cdc_layer') == 'base' -%}
-        {{- return((api.Relation.create(database=parent.database, schema=parent.schema,
-            identifier=parent.alias), '_landing_batch')) -}}
-    {%- endif -%}
-    {{- return(none) -}}
+    {%- set base = cdc_parent_of_layer('base') -%}
+    {{- return(none if base is none else (base, '_landing_batch')) -}}
 {%- endmacro %}
 
 {#- Whether this incremental run of the model would read nothing (its
-    look-up `looked_up`, none when its select did not ask for one): its input holds no batch newer than the
-    watermark and no replay is due. Such a run sends no statement: the
-    table stays as it is, which is what the select would have left (a run
-    with nothing new changes nothing, checked by the end-to-end runs). -#}
+    look-up `looked_up`, none when its select did not ask for one): its
+    input holds no batch newer than the watermark and no replay is due.
+    Such a run sends no statement: the table stays as it is, which is what
+    the select would have left (a run with nothing new changes nothing,
+    checked by the end-to-end runs). -#}
 {% macro cdc_nothing_new(looked_up) -%}
     {{- return(looked_up is not none and looked_up.incremental and looked_up.reads_newest
         and not looked_up.replay

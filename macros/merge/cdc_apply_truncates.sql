@@ -25,10 +25,16 @@
 {#- The relation of the model's staging parent (meta.cdc_layer = staging),
     or none (also in a dbt unit test, whose inputs are fixtures). -#}
 {% macro cdc_staging_parent() -%}
+    {{- return(cdc_parent_of_layer('staging')) -}}
+{%- endmacro %}
+
+{#- The relation of the model's first parent model whose meta.cdc_layer is
+    `layer`, or none. -#}
+{% macro cdc_parent_of_layer(layer) -%}
     {%- set depends_on = model.get('depends_on') or {} -%}
     {%- for parent_id in depends_on.get('nodes') or [] -%}
         {%- set parent = (graph.get('nodes') or {}).get(parent_id) -%}
-        {%- if parent and parent.config.meta.get('cdc_layer') == 'staging' -%}
+        {%- if parent and parent.config.meta.get('cdc_layer') == layer -%}
             {{- return(api.Relation.create(database=parent.database,
                 schema=parent.schema, identifier=parent.alias)) -}}
         {%- endif -%}
