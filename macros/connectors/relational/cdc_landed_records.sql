@@ -9,9 +9,13 @@
     quarantine row in the same commit, and takes a batch one past every
     batch landed or replayed so far, so every later model reads it as new
     and merges it like any late event. Finding the candidates reads only the
-    data files holding such rows (Iceberg's column statistics). -#}
+    data files holding such rows (Iceberg's column statistics). The replay
+    is written into the select only when the model's look-up found such a
+    row (cdc_lookup's `replay`): the rare path, whose scalar subqueries and
+    second scan were half of a base model's planning in every run
+    (`make bench-plan`, issue 71). -#}
 {% macro _cdc_landed_records(relation, spec) -%}
-    {%- if is_incremental() and spec.schema_fingerprints -%}
+    {%- if is_incremental() and spec.schema_fingerprints and execute and cdc_lookup().replay -%}
     (
         select *, landing_batch as _cdc_landed_micros from {{ relation }}
         where {{ cdc_new_batches_filter('landing_batch') }}

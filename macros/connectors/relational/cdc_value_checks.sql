@@ -9,12 +9,32 @@
 {#- The `columns` ({name: raw type}) whose value in a row image of `value`
     (spec.row_images: after / before unless the layout says; wrapped or not) that type
     cannot read, as text: 'column a<label>, column b<label>' ({type} in
-    `label` stands for the column's type). Each image is read again one
-    column at a time: evaluated for the records a check singled out. The
-    images are cut out of the value once (bound to a lambda's argument),
-    not once per column. -#}
+    `label` stands for the column's type), in the order of `columns`.
+    Evaluated for the records a check singled out, and written so that Spark
+    analyses little of it (issue 71): each image is cut out of the value
+    once and read twice whatever the number of columns, as a struct of the
+    columns of a flat type with their types, and with every field a string
+    (which reads any JSON value). A column is unreadable when the second
+    read has it (not JSON null) and the first does not: Spark's JSON reader
+    leaves a field its type cannot read null and reads the fields after it
+    (a top-level field, with or without `spark.sql.json.enablePartialResults`).
+    A column of a nested type (struct, array, map) is read alone, as a
+    failure inside a nested value can stop the reading of the fields after
+    it, and so is each of one or two columns (fewer expressions than the
+    two reads); an image that is not a JSON object fails every column. -#}
 {% macro _cdc_unreadable_columns(spec, value, columns, label='') -%}
     {%- set images = spec.get('row_images', ['after', 'before']) -%}
+    {%- set flat = {} -%}
+    {%- set as_text = {} -%}
+    {%- set alone = {} -%}
+    {%- for name, raw_type in columns.items() -%}
+        {%- if raw_type.startswith(('struct<', 'array<', 'map<')) or columns | length <= 2 -%}
+            {%- do alone.update({name: raw_type}) -%}
+        {%- else -%}
+            {%- do flat.update({name: raw_type}) -%}
+            {%- do as_text.update({name: 'string'}) -%}
+        {%- endif -%}
+    {%- endfor -%}
     element_at(transform(
         array(named_struct(
             {%- for image in images %}
@@ -24,22 +44,65 @@
             ){{ ',' if not loop.last }}
             {%- endfor %}
         )),
-        cdc_images -> concat_ws(', '
-        {%- for name, raw_type in columns.items() %},
-            if(
+        cdc_images -> element_at(transform(
+            array(named_struct('names', concat(
                 {%- for image in images %}
-                from_json(
-                    cdc_images.{{ image }},
-                    {{ cdc_string('struct<' ~ cdc_ident(name) ~ ': ' ~ raw_type ~ ', `_cdc_corrupt`: string>') }},
+                {%- set text = 'cdc_images.' ~ image %}
+                {%- if flat %}
+                coalesce(array_except(
+                    json_object_keys(to_json(
+                        from_json({{ text }}, {{ cdc_string(_cdc_struct_of(as_text)) }}),
+                        map('ignoreNullFields', 'true')
+                    )),
+                    json_object_keys(to_json(
+                        from_json(
+                            {{ text }}, {{ cdc_string(_cdc_struct_of(flat)) }},
+                            map('columnNameOfCorruptRecord', '_cdc_corrupt')
+                        ),
+                        map('ignoreNullFields', 'true')
+                    ))
+                ), array()),
+                {%- endif %}
+                {%- for name, raw_type in alone.items() %}
+                if(from_json(
+                    {{ text }}, {{ cdc_string(_cdc_struct_of({name: raw_type})) }},
                     map('columnNameOfCorruptRecord', '_cdc_corrupt')
-                )._cdc_corrupt is not null{{ ' or' if not loop.last }}
-                {%- endfor %},
-                {{ cdc_string('column ' ~ name ~ label | replace('{type}', raw_type)) }},
-                null
-            )
-        {%- endfor %}
-        )
+                )._cdc_corrupt is not null, array({{ cdc_string(name) }}), array()),
+                {%- endfor %}
+                {%- endfor %}
+                array()
+            ), 'whole',
+                {%- for image in images %}
+                (cdc_images.{{ image }} is not null
+                    and json_object_keys(cdc_images.{{ image }}) is null){{ ' or' if not loop.last }}
+                {%- endfor %}
+            )),
+            cdc_unreadable -> concat_ws(', ', transform(
+                filter(
+                    array(
+                        {%- for name, raw_type in columns.items() %}
+                        named_struct('name', {{ cdc_string(name) }}, 'label', {{
+                            cdc_string('column ' ~ name ~ label | replace('{type}', raw_type)) }}){{
+                            ',' if not loop.last }}
+                        {%- endfor %}
+                    ),
+                    cdc_column -> cdc_unreadable.whole
+                        or array_contains(cdc_unreadable.names, cdc_column.name)
+                ),
+                cdc_column -> cdc_column.label
+            ))
+        ), 1)
     ), 1)
+{%- endmacro %}
+
+{#- The from_json type of a struct of `columns` ({name: raw type}) and the
+    corrupt-record field `_cdc_corrupt`. -#}
+{% macro _cdc_struct_of(columns) -%}
+    {%- set fields = [] -%}
+    {%- for name, raw_type in columns.items() -%}
+        {%- do fields.append(cdc_ident(name) ~ ': ' ~ raw_type) -%}
+    {%- endfor -%}
+    {{- 'struct<' ~ (fields | join(', ')) ~ ', `_cdc_corrupt`: string>' -}}
 {%- endmacro %}
 
 {#- The columns the verdicts of cdc_debezium_events read (its reason and
