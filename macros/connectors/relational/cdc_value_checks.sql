@@ -9,20 +9,46 @@
 {#- The `columns` ({name: raw type}) whose value in a row image of `value`
     (spec.row_images: after / before unless the layout says; wrapped or not) that type
     cannot read, as text: 'column a<label>, column b<label>' ({type} in
-    `label` stands for the column's type), in the order of `columns`.
-    Evaluated for the records a check singled out, and written so that Spark
-    analyses little of it (issue 71): each image is cut out of the value
-    once and read twice whatever the number of columns, as a struct of the
-    columns of a flat type with their types, and with every field a string
-    (which reads any JSON value). A column is unreadable when the second
-    read has it (not JSON null) and the first does not: Spark's JSON reader
-    leaves a field its type cannot read null and reads the fields after it
-    (a top-level field, with or without `spark.sql.json.enablePartialResults`).
-    A column of a nested type (struct, array, map) is read alone, as a
-    failure inside a nested value can stop the reading of the fields after
-    it, and so is each of one or two columns (fewer expressions than the
-    two reads); an image that is not a JSON object fails every column. -#}
+    `label` stands for the column's type), in the order of `columns`; ''
+    when none is. Evaluated for the records a check singled out. -#}
 {% macro _cdc_unreadable_columns(spec, value, columns, label='') -%}
+    {%- set names = _cdc_unreadable_names(spec, value, columns) -%}
+    {%- if not label -%}
+    coalesce(concat('column ', nullif(array_join({{ cdc_indent(names, 4) }}, ', column '), '')), '')
+    {%- else -%}
+    element_at(transform(
+        array({{ cdc_indent(names, 8) }}),
+        cdc_unreadable -> concat_ws(', ', transform(
+            filter(
+                array(
+                    {%- for name, raw_type in columns.items() %}
+                    named_struct('name', {{ cdc_string(name) }}, 'label', {{
+                        cdc_string('column ' ~ name ~ label | replace('{type}', raw_type)) }}){{
+                        ',' if not loop.last }}
+                    {%- endfor %}
+                ),
+                cdc_column -> array_contains(cdc_unreadable, cdc_column.name)
+            ),
+            cdc_column -> cdc_column.label
+        ))
+    ), 1)
+    {%- endif -%}
+{%- endmacro %}
+
+{#- The names of _cdc_unreadable_columns, as an array in the order of
+    `columns`. Written so that Spark analyses little of it (issue 71): no
+    lambda, and each image read twice whatever the number of columns: as a
+    struct of the columns of a flat type with their types, and with every
+    field a string (which reads any JSON value). A column is unreadable when
+    the second read has it (not JSON null) and the first does not: Spark's
+    JSON reader leaves a field its type cannot read null and reads the
+    fields after it (a top-level field, with or without
+    `spark.sql.json.enablePartialResults`). A column of a nested type
+    (struct, array, map) is read alone, as a failure inside a nested value
+    can stop the reading of the fields after it, and so is each of one or
+    two columns (fewer expressions than the two reads); an image that is
+    not a JSON object fails every column. -#}
+{% macro _cdc_unreadable_names(spec, value, columns) -%}
     {%- set images = spec.get('row_images', ['after', 'before']) -%}
     {%- set flat = {} -%}
     {%- set as_text = {} -%}
@@ -35,19 +61,19 @@
             {%- do as_text.update({name: 'string'}) -%}
         {%- endif -%}
     {%- endfor -%}
-    element_at(transform(
-        array(named_struct(
+    {%- set all_names = [] -%}
+    {%- for name in columns -%}{%- do all_names.append(cdc_string(name)) -%}{%- endfor -%}
+    array_intersect(
+        array({{ all_names | join(', ') }}),
+        if(
             {%- for image in images %}
-            '{{ image }}', coalesce(
-                get_json_object({{ value }}, '$.payload.{{ image }}'),
-                get_json_object({{ value }}, '$.{{ image }}')
-            ){{ ',' if not loop.last }}
-            {%- endfor %}
-        )),
-        cdc_images -> element_at(transform(
-            array(named_struct('names', concat(
+            {%- set text = _cdc_image_text(value, image) %}
+            ({{ text }} is not null and json_object_keys({{ text }}) is null){{ ' or' if not loop.last }}
+            {%- endfor %},
+            array({{ all_names | join(', ') }}),
+            concat(
                 {%- for image in images %}
-                {%- set text = 'cdc_images.' ~ image %}
+                {%- set text = _cdc_image_text(value, image) %}
                 {%- if flat %}
                 coalesce(array_except(
                     json_object_keys(to_json(
@@ -71,28 +97,15 @@
                 {%- endfor %}
                 {%- endfor %}
                 array()
-            ), 'whole',
-                {%- for image in images %}
-                (cdc_images.{{ image }} is not null
-                    and json_object_keys(cdc_images.{{ image }}) is null){{ ' or' if not loop.last }}
-                {%- endfor %}
-            )),
-            cdc_unreadable -> concat_ws(', ', transform(
-                filter(
-                    array(
-                        {%- for name, raw_type in columns.items() %}
-                        named_struct('name', {{ cdc_string(name) }}, 'label', {{
-                            cdc_string('column ' ~ name ~ label | replace('{type}', raw_type)) }}){{
-                            ',' if not loop.last }}
-                        {%- endfor %}
-                    ),
-                    cdc_column -> cdc_unreadable.whole
-                        or array_contains(cdc_unreadable.names, cdc_column.name)
-                ),
-                cdc_column -> cdc_column.label
-            ))
-        ), 1)
-    ), 1)
+            )
+        )
+    )
+{%- endmacro %}
+
+{#- A row image (`image`: after, before) of the landed `value`, as JSON
+    text: in the JsonConverter's payload or at the top. -#}
+{% macro _cdc_image_text(value, image) -%}
+    coalesce(get_json_object({{ value }}, '$.payload.{{ image }}'), get_json_object({{ value }}, '$.{{ image }}'))
 {%- endmacro %}
 
 {#- The from_json type of a struct of `columns` ({name: raw type}) and the
