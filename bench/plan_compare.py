@@ -17,7 +17,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from bench.plan_probe import _phases
+from bench.plan_probe import planning_phases
 from python_helpers.engine.spark_session import local_spark
 
 ROUNDS = 6
@@ -32,7 +32,7 @@ def main() -> None:
     timings: dict[Path, list[dict[str, float]]] = {path: [] for path in files}
     for round_ in range(ROUNDS):
         for path, select in selects.items():
-            phases = _phases(spark.sql(select))
+            phases = planning_phases(spark.sql(select))
             if round_ > 0:
                 timings[path].append(phases)
     spark.stop()

@@ -23,7 +23,7 @@ from python_helpers.engine.spark_session import local_spark
 TIMES = 3
 
 
-def _phases(frame: Any) -> dict[str, float]:
+def planning_phases(frame: Any) -> dict[str, float]:
     execution = frame._jdf.queryExecution()
     execution.executedPlan()
     found: dict[str, float] = {}
@@ -49,7 +49,7 @@ def main() -> None:
     for time_ in range(TIMES):
         started = time.monotonic()
         frame = spark.sql(select)
-        phases = _phases(frame)
+        phases = planning_phases(frame)
         phases["sql and plan (wall)"] = time.monotonic() - started
         if time_ == TIMES - 1:
             started = time.monotonic()

@@ -15,7 +15,7 @@
     second scan were half of a base model's planning in every run
     (`make bench-plan`, issue 71). -#}
 {% macro _cdc_landed_records(relation, spec) -%}
-    {%- if is_incremental() and spec.schema_fingerprints and execute and cdc_lookup().replay -%}
+    {%- if is_incremental() and spec.schema_fingerprints and cdc_lookup().replay -%}
     (
         select *, landing_batch as _cdc_landed_micros from {{ relation }}
         where {{ cdc_new_batches_filter('landing_batch') }}

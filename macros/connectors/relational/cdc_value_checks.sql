@@ -61,16 +61,17 @@
             {%- do as_text.update({name: 'string'}) -%}
         {%- endif -%}
     {%- endfor -%}
-    {%- set all_names = [] -%}
-    {%- for name in columns -%}{%- do all_names.append(cdc_string(name)) -%}{%- endfor -%}
+    {%- set quoted = [] -%}
+    {%- for name in columns -%}{%- do quoted.append(cdc_string(name)) -%}{%- endfor -%}
+    {%- set all_names = 'array(' ~ (quoted | join(', ')) ~ ')' -%}
     array_intersect(
-        array({{ all_names | join(', ') }}),
+        {{ all_names }},
         if(
             {%- for image in images %}
             {%- set text = _cdc_image_text(value, image) %}
             ({{ text }} is not null and json_object_keys({{ text }}) is null){{ ' or' if not loop.last }}
             {%- endfor %},
-            array({{ all_names | join(', ') }}),
+            {{ all_names }},
             concat(
                 {%- for image in images %}
                 {%- set text = _cdc_image_text(value, image) %}
