@@ -21,6 +21,163 @@
 {% macro default__cdc_debezium_events(relation, topic) -%}
     {%- set spec = cdc_topic_spec(topic) -%}
     {%- set primary_key = spec.primary_key or [] -%}
+    {%- set reason -%}
+case
+    {{ cdc_indent(_cdc_record_reasons('events', _cdc_version_reasons(spec, 'events'),
+        spec.tombstone_deletes), 0) }}
+    {%- for column in _cdc_wire_text_columns(spec) %}
+    when not {{ _cdc_wire_text_ok('events._row.' ~ cdc_ident(column.name), column) }}
+        then 'type_mismatch'
+    {%- endfor %}
+    when events._event is null then 'null_payload'
+    {%- if 'HEARTBEAT_IDENTIFIER' in spec.envelope_fields %}
+    when events._event.HEARTBEAT_IDENTIFIER is not null
+        and events._event.before is null
+        and events._event.after is null
+        then 'heartbeat'
+    {%- endif %}
+    when events._event.op is null then 'not_a_change_event'
+    {%- if _cdc_checks_connector(spec) %}
+    when events._event.source.connector != '{{ spec.connector }}'
+        then 'unknown_connector'
+    {%- endif %}
+    when events._event.op not in ('c', 'r', 'u', 'd', 't') then 'unsupported_op'
+    when events._event.op in ('c', 'r', 'u') and events._event.after is null
+        then 'missing_row_image'
+    when events._event.op = 'd' and events._event.before is null
+        and events.kafka_key is null
+        then 'missing_row_image'
+    {%- for key in primary_key %}
+    when events._event.op != 't'
+        and {{ _cdc_key_expr(key, spec, 'events.') }} is null
+        then 'missing_primary_key'
+    {%- endfor %}
+    {%- if spec.key_type %}
+    when events.kafka_key is not null and json_object_keys(events.kafka_key) is null
+        then 'malformed_key'
+    {%- for key in _cdc_row_key_fields(spec) %}
+    when events._key.{{ cdc_ident(key) }} != events._row.{{ cdc_ident(key) }} then 'key_mismatch'
+    {%- endfor %}
+    {%- endif %}
+end
+    {%- endset -%}
+    {%- set detail -%}
+case
+    {{ cdc_indent(_cdc_record_details('events', _cdc_version_details(spec, 'events'),
+        spec.tombstone_deletes), 0) }}
+    when events._message._unparsed is not null
+        and json_object_keys(events.kafka_value) is not null
+        then concat(
+            'the JSON type of ',
+            coalesce(events._cdc_mismatched, 'a field'),
+            ' contradicts the generated schema: run `python -m python_helpers sync`'
+        )
+    {%- for column in _cdc_wire_text_columns(spec) %}
+    when not {{ _cdc_wire_text_ok('events._row.' ~ cdc_ident(column.name), column) }}
+        then concat(
+            {{ cdc_string('column ' ~ column.name ~ ' is ' ~ column.connect_type.split(",")[0]) }},
+            ' but holds ', left(events._row.{{ cdc_ident(column.name) }}, 40),
+            {%- if column.decoder == 'number_decimal' %}
+            ', not a number that fits {{ column.type }}',
+            ' (its declaration says decimal_format: numeric)'
+            {%- elif column.decoder == 'decimal' %}
+            ', not the base64 text the JsonConverter writes',
+            ' (a converter with decimal.format=NUMERIC writes numbers:',
+            ' then set `decimal_format: numeric` in topic.yml)'
+            {%- else %}
+            ', not the base64 text the JsonConverter writes'
+            {%- endif %}
+        )
+    {%- endfor %}
+    {%- if _cdc_checks_connector(spec) %}
+    when events._event.source.connector != '{{ spec.connector }}'
+        then concat(
+            'source.connector = ', events._event.source.connector,
+            '; the topic holds events of the {{ spec.connector }} connector'
+        )
+    {%- endif %}
+    when events._event.op not in ('c', 'r', 'u', 'd', 't')
+        then concat('op = ', events._event.op)
+    when events._event.op in ('c', 'r', 'u') and events._event.after is null
+        then concat('op = ', events._event.op, ' without an after image: nothing to apply')
+    when events._event.op = 'd' and events._event.before is null
+        and events.kafka_key is null
+        then 'a delete with neither a before image nor a Kafka key: no key to delete'
+    {%- if spec.key_type %}
+    when events.kafka_key is not null and json_object_keys(events.kafka_key) is null
+        then 'the Kafka key is not a JSON object'
+    {%- for key in _cdc_row_key_fields(spec) %}
+    when events._key.{{ cdc_ident(key) }} != events._row.{{ cdc_ident(key) }}
+        then concat(
+            {{ cdc_string('the Kafka key has ' ~ key ~ ' = ') }}, cast(events._key.{{ cdc_ident(key) }} as string),
+            {{ cdc_string(', the row image ' ~ key ~ ' = ') }}, cast(events._row.{{ cdc_ident(key) }} as string)
+        )
+    {%- endfor %}
+    {%- endif %}
+end
+    {%- endset -%}
+    with
+
+    decoded as (
+        {#- each landed record with its value and key parsed once #}
+        select
+            landed.*,
+            {%- if spec.schema_blocks %}
+            {{ cdc_indent(_cdc_known_block('landed.kafka_value', spec), 8) }}
+                as _cdc_known_block,
+            {{ cdc_indent(_cdc_after_known_block('landed.kafka_value', spec, '_cdc_known_block'), 8) }}
+                as _cdc_envelope_text,
+            {%- endif %}
+            {{ cdc_indent(_cdc_parse_value(
+                'landed.kafka_value', spec.value_type, spec.tombstone_deletes), 8) }}
+                as _message,
+            {{ cdc_indent(_cdc_unwrap('_message', spec.parse_fields or spec.envelope_fields), 8) }}
+                as _raw_event,
+            {{ cdc_indent(_cdc_repeated_envelope_fields(
+                'landed.kafka_value', '_cdc_envelope_text' if spec.schema_blocks
+            ), 8) }}
+                as _cdc_repeated_fields
+            {%- if spec.tombstone_deletes %},
+            {{ 'prior.source' if is_incremental() else 'null' }} as _cdc_prior_source
+            {%- endif %}
+            {{- cdc_layout_record_columns(spec, 'landed') }}
+            {%- if spec.schema_fingerprints %},
+            {{ cdc_indent(cdc_schema_fingerprint(
+                'landed.kafka_value', spec, '_cdc_known_block' if spec.schema_blocks), 8) }}
+                as _schema_fingerprint
+            {%- endif %}
+            {%- if spec.key_type %},
+            from_json(
+                landed.kafka_key, {{ cdc_string(_cdc_wrapper_type(spec.key_type, false)) }}
+            ) as _key_message,
+            {{ cdc_indent(_cdc_unwrap('_key_message', spec.key_fields), 8) }} as _key
+            {%- endif %}
+        from {{ cdc_indent(_cdc_landed_records(relation, spec), 4) }} as landed
+        {#- a tombstone's source: the newest earlier record of its key,
+            from its layout's cdc_prior_source__<envelope> -#}
+        {%- if spec.tombstone_deletes and is_incremental() %}
+        left join {{ cdc_indent(context['cdc_prior_source__' ~ spec.envelope](spec, relation), 4) }}
+            as prior on prior.prior_key = landed.kafka_key
+        {%- endif %}
+    ),
+
+    events as (
+        {#- its change event and row image, and what the verdicts of the
+            records the checks single out read #}
+        select
+            decoded.*,
+            {{ cdc_indent(cdc_normalize_envelope(spec, 'decoded._raw_event', 'decoded'), 8) }}
+                as _event,
+            {%- set row = "if(_event.op = 'd', _event.before, _event.after)" %}
+            {#- a column renamed for Spark (column_names): the row is cast to the
+                Spark names, by position (the names alone would be ambiguous) #}
+            {{ ('cast(' ~ row ~ ' as ' ~ spec.row_type ~ ')') if spec.row_type else row }}
+                as _row,
+            {{ cdc_indent(_cdc_json_depth_column('decoded._message', 'decoded.kafka_value'), 8) }},
+            {{ cdc_indent(_cdc_value_check_columns(spec, 'decoded'), 8) }}
+        from decoded
+    )
+
     select
         -- row image
         {%- for column in spec.columns %}
@@ -56,169 +213,6 @@
         ), x -> x is not null), array()) as _cdc_inexact_columns,
         {%- endif %}
         {{ cdc_indent(_cdc_change_metadata_columns(spec, 'events'), 4) }},
-        {{ cdc_indent(_cdc_landing_columns('events', 'events._cdc_landed_micros'), 4) }}
-    from (
-        select
-            rowed.*,
-            case
-                {{ cdc_indent(_cdc_record_reasons('rowed', _cdc_version_reasons(spec, 'rowed'),
-                    spec.tombstone_deletes), 12) }}
-                {%- for column in _cdc_wire_text_columns(spec) %}
-                when not {{ _cdc_wire_text_ok('rowed._row.' ~ cdc_ident(column.name), column) }}
-                    then 'type_mismatch'
-                {%- endfor %}
-                when rowed._event is null then 'null_payload'
-                {%- if 'HEARTBEAT_IDENTIFIER' in spec.envelope_fields %}
-                when rowed._event.HEARTBEAT_IDENTIFIER is not null
-                    and rowed._event.before is null
-                    and rowed._event.after is null
-                    then 'heartbeat'
-                {%- endif %}
-                when rowed._event.op is null then 'not_a_change_event'
-                {%- if _cdc_checks_connector(spec) %}
-                when rowed._event.source.connector != '{{ spec.connector }}'
-                    then 'unknown_connector'
-                {%- endif %}
-                when rowed._event.op not in ('c', 'r', 'u', 'd', 't') then 'unsupported_op'
-                when rowed._event.op in ('c', 'r', 'u') and rowed._event.after is null
-                    then 'missing_row_image'
-                when rowed._event.op = 'd' and rowed._event.before is null
-                    and rowed.kafka_key is null
-                    then 'missing_row_image'
-                {%- for key in primary_key %}
-                when rowed._event.op != 't'
-                    and {{ _cdc_key_expr(key, spec, 'rowed.') }} is null
-                    then 'missing_primary_key'
-                {%- endfor %}
-                {%- if spec.key_type %}
-                when rowed.kafka_key is not null and json_object_keys(rowed.kafka_key) is null
-                    then 'malformed_key'
-                {%- for key in _cdc_row_key_fields(spec) %}
-                when rowed._key.{{ cdc_ident(key) }} != rowed._row.{{ cdc_ident(key) }} then 'key_mismatch'
-                {%- endfor %}
-                {%- endif %}
-            end as _quarantine_reason,
-            case
-                {{ cdc_indent(_cdc_record_details('rowed', _cdc_version_details(spec, 'rowed'),
-                    spec.tombstone_deletes), 16) }}
-                when rowed._message._unparsed is not null
-                    and json_object_keys(rowed.kafka_value) is not null
-                    then concat(
-                        'the JSON type of ',
-                        coalesce(rowed._cdc_mismatched, 'a field'),
-                        ' contradicts the generated schema: run `python -m python_helpers sync`'
-                    )
-                {%- for column in _cdc_wire_text_columns(spec) %}
-                when not {{ _cdc_wire_text_ok('rowed._row.' ~ cdc_ident(column.name), column) }}
-                    then concat(
-                        {{ cdc_string('column ' ~ column.name ~ ' is ' ~ column.connect_type.split(",")[0]) }},
-                        ' but holds ', left(rowed._row.{{ cdc_ident(column.name) }}, 40),
-                        {%- if column.decoder == 'number_decimal' %}
-                        ', not a number that fits {{ column.type }}',
-                        ' (its declaration says decimal_format: numeric)'
-                        {%- elif column.decoder == 'decimal' %}
-                        ', not the base64 text the JsonConverter writes',
-                        ' (a converter with decimal.format=NUMERIC writes numbers:',
-                        ' then set `decimal_format: numeric` in topic.yml)'
-                        {%- else %}
-                        ', not the base64 text the JsonConverter writes'
-                        {%- endif %}
-                    )
-                {%- endfor %}
-                {%- if _cdc_checks_connector(spec) %}
-                when rowed._event.source.connector != '{{ spec.connector }}'
-                    then concat(
-                        'source.connector = ', rowed._event.source.connector,
-                        '; the topic holds events of the {{ spec.connector }} connector'
-                    )
-                {%- endif %}
-                when rowed._event.op not in ('c', 'r', 'u', 'd', 't')
-                    then concat('op = ', rowed._event.op)
-                when rowed._event.op in ('c', 'r', 'u') and rowed._event.after is null
-                    then concat('op = ', rowed._event.op, ' without an after image: nothing to apply')
-                when rowed._event.op = 'd' and rowed._event.before is null
-                    and rowed.kafka_key is null
-                    then 'a delete with neither a before image nor a Kafka key: no key to delete'
-                {%- if spec.key_type %}
-                when rowed.kafka_key is not null and json_object_keys(rowed.kafka_key) is null
-                    then 'the Kafka key is not a JSON object'
-                {%- for key in _cdc_row_key_fields(spec) %}
-                when rowed._key.{{ cdc_ident(key) }} != rowed._row.{{ cdc_ident(key) }}
-                    then concat(
-                        {{ cdc_string('the Kafka key has ' ~ key ~ ' = ') }}, cast(rowed._key.{{ cdc_ident(key) }} as string),
-                        {{ cdc_string(', the row image ' ~ key ~ ' = ') }}, cast(rowed._row.{{ cdc_ident(key) }} as string)
-                    )
-                {%- endfor %}
-                {%- endif %}
-            end as _quarantine_detail
-        from (
-            select
-                normalized.*,
-                {%- set row = "if(normalized._event.op = 'd', normalized._event.before,"
-                    ~ " normalized._event.after)" %}
-                {#- a column renamed for Spark (column_names): the row is cast to the
-                    Spark names, by position (the names alone would be ambiguous) -#}
-                {{ ('cast(' ~ row ~ ' as ' ~ spec.row_type ~ ')') if spec.row_type else row }}
-                    as _row
-            from (
-                select
-                    unwrapped.*,
-                    {{ cdc_normalize_envelope(spec, 'unwrapped._raw_event', 'unwrapped') }}
-                        as _event,
-                    {{ cdc_indent(_cdc_value_check_columns(spec, 'unwrapped'), 20) }}
-                from (
-                    select
-                        parsed.*,
-                        {{ _cdc_unwrap(
-                            'parsed._message', spec.parse_fields or spec.envelope_fields) }}
-                            as _raw_event,
-                        {{ cdc_indent(_cdc_json_depth_column('parsed._message', 'parsed.kafka_value'), 24) }}
-                        {%- if spec.key_type %},
-                        {{ _cdc_unwrap('parsed._key_message', spec.key_fields) }} as _key
-                        {%- endif %}
-                    from (
-                        select
-                            landed.*,
-                            {{ cdc_indent(_cdc_parse_value(
-                                'landed.kafka_value', spec.value_type, spec.tombstone_deletes), 24) }}
-                                as _message,
-                            {{ cdc_indent(_cdc_repeated_envelope_fields(
-                                'landed.kafka_value', 'landed._cdc_envelope_text' if spec.schema_blocks
-                            ), 24) }}
-                                as _cdc_repeated_fields
-                            {%- if spec.tombstone_deletes %},
-                            {{ 'prior.source' if is_incremental() else 'null' }} as _cdc_prior_source
-                            {%- endif %}
-                            {{- cdc_layout_record_columns(spec, 'landed') }}
-                            {%- if spec.schema_fingerprints %},
-                            {{ cdc_indent(cdc_schema_fingerprint('landed.kafka_value', spec), 28) }}
-                                as _schema_fingerprint
-                            {%- endif %}
-                            {%- if spec.key_type %},
-                            from_json(
-                                landed.kafka_key, {{ cdc_string(_cdc_wrapper_type(spec.key_type, false)) }}
-                            ) as _key_message
-                            {%- endif %}
-                        {%- if spec.schema_blocks %}
-                        from (
-                            select
-                                records.*,
-                                {{ cdc_indent(_cdc_after_known_block('records.kafka_value', spec), 32) }}
-                                    as _cdc_envelope_text
-                            from {{ _cdc_landed_records(relation, spec) }} as records
-                        ) as landed
-                        {%- else %}
-                        from {{ _cdc_landed_records(relation, spec) }} as landed
-                        {%- endif %}
-                        {#- a tombstone's source: the newest earlier record of its key,
-                            from its layout's cdc_prior_source__<envelope> -#}
-                        {%- if spec.tombstone_deletes and is_incremental() %}
-                        left join {{ cdc_indent(context['cdc_prior_source__' ~ spec.envelope](spec, relation), 24) }}
-                            as prior on prior.prior_key = landed.kafka_key
-                        {%- endif %}
-                    ) as parsed
-                ) as unwrapped
-            ) as normalized
-        ) as rowed
-    ) as events
+        {{ cdc_indent(_cdc_landing_columns('events', 'events._cdc_landed_micros', [reason, detail]), 4) }}
+    from events
 {%- endmacro %}

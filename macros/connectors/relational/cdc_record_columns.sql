@@ -89,32 +89,25 @@
 {#- The deepest nesting of objects and arrays in a JSON text (brackets in
     strings do not count). Spark's JSON reader refuses a text nested deeper
     than cdc_max_json_depth(); this names that reason for a record it could
-    not read (evaluated for such records only: it walks the text). -#}
+    not read (evaluated for such records only: it walks the text). The
+    escape pairs, then the strings (an unclosed last one to the end), then
+    every character but a bracket are taken out first, each by a regular
+    expression without a repeated group (Java's engine recurses on those,
+    and a long value would overflow its stack); the walk then only counts
+    brackets, a lambda Spark analyses in a blink (issue 71). -#}
 {% macro cdc_json_depth(text) -%}
     aggregate(
-        split(regexp_replace({{ text }}, '[^\\[\\]{}"\\\\]', ''), ''),
-        named_struct('depth', 0, 'deepest', 0, 'quoted', false, 'escaped', false),
-        (walk, c) -> case
-            when walk.escaped then named_struct(
-                'depth', walk.depth, 'deepest', walk.deepest, 'quoted', true, 'escaped', false
-            )
-            when walk.quoted and c = '\\' then named_struct(
-                'depth', walk.depth, 'deepest', walk.deepest, 'quoted', true, 'escaped', true
-            )
-            when c = '"' then named_struct(
-                'depth', walk.depth, 'deepest', walk.deepest,
-                'quoted', not walk.quoted, 'escaped', false
-            )
-            when walk.quoted then walk
-            when c in ('[', '{') then named_struct(
-                'depth', walk.depth + 1, 'deepest', greatest(walk.deepest, walk.depth + 1),
-                'quoted', false, 'escaped', false
-            )
-            when c in (']', '}') then named_struct(
-                'depth', walk.depth - 1, 'deepest', walk.deepest, 'quoted', false, 'escaped', false
-            )
-            else walk
-        end,
+        split(regexp_replace(regexp_replace(regexp_replace(
+            {{ text }},
+            '(?s)\\\\.', ''),
+            '"[^"]*("|$)', ''),
+            '[^\\[\\]{}]', ''), ''),
+        named_struct('depth', 0, 'deepest', 0),
+        (walk, c) -> if(
+            c in ('[', '{'),
+            named_struct('depth', walk.depth + 1, 'deepest', greatest(walk.deepest, walk.depth + 1)),
+            named_struct('depth', walk.depth - 1, 'deepest', walk.deepest)
+        ),
         walk -> walk.deepest
     )
 {%- endmacro %}
@@ -140,7 +133,11 @@
     value's text after its schema block when the block is one the spec
     keeps whole (a quarter of the text: _cdc_after_known_block, a column
     computed below), else the whole `text`. Only candidates have their
-    envelope's keys listed (by the JSON reader: escapes decoded). An
+    envelope's keys listed (by the JSON reader: escapes decoded), once: a
+    name is repeated when removing it takes more than one key away, and the
+    repeated names come in the order of their first copy (a one-variable
+    lambda holds the list; a lambda over each key with its position cost
+    Spark's analysis a fifth of a base model's, issue 71). An
     events macro computes it once per record, as the column
     `_cdc_repeated_fields` beside `_message`, for the reason and detail to
     read (evaluated in each, it was a third of the base model's decode
@@ -152,17 +149,18 @@
         {{ _cdc_keys_named(scanned, name) }} > 1 or
         {%- endfor %}
         contains({{ scanned }}, '\\u'),
-        concat_ws(', ', array_distinct(filter(
-            concat(
+        element_at(transform(
+            array(concat(
                 coalesce(json_object_keys(get_json_object({{ text }}, '$.payload')), array()),
                 coalesce(json_object_keys({{ text }}), array())
-            ),
-            (name, i) -> name in ('op', 'before', 'after')
-                and i != array_position(concat(
-                    coalesce(json_object_keys(get_json_object({{ text }}, '$.payload')), array()),
-                    coalesce(json_object_keys({{ text }}), array())
-                ), name) - 1
-        ))),
+            )),
+            envelope_keys -> array_join(array_intersect(envelope_keys, array(
+                {%- for name in ['op', 'before', 'after'] %}
+                if(size(envelope_keys) - size(array_remove(envelope_keys, '{{ name }}')) > 1, '{{ name }}', null)
+                {{- ',' if not loop.last }}
+                {%- endfor %}
+            )), ', ')
+        ), 1),
         ''
     )
 {%- endmacro %}
@@ -257,10 +255,11 @@
 
 {#- The Kafka and landing coordinates and the quarantine verdict of a base
     model, from the raw landing columns of `record` (with its computed
-    `_quarantine_reason` and `_quarantine_detail`). `landed_micros`: when
+    `_quarantine_reason` and `_quarantine_detail`, or `verdict`: the two
+    expressions, written here). `landed_micros`: when
     the record landed (epoch micros), if not its landing batch (a record
     replayed from quarantine keeps its landing time). -#}
-{% macro _cdc_landing_columns(record, landed_micros=none) -%}
+{% macro _cdc_landing_columns(record, landed_micros=none, verdict=none) -%}
     -- kafka and landing metadata
     {{ record }}.kafka_topic as _kafka_topic,
     {{ record }}.kafka_partition as _kafka_partition,
@@ -272,9 +271,15 @@
     timestamp_micros({{ landed_micros or record ~ '.landing_batch' }}) as _landed_at,
     {{ cdc_staged_at() }} as _staged_at,
     -- quarantine verdict (null for an accepted record)
+    {%- if verdict %}
+    {{ cdc_indent(verdict[0], 4) }} as _quarantine_reason,
+    {{ cdc_indent(verdict[1], 4) }} as _quarantine_detail,
+    if(_quarantine_reason is null, null, {{ record }}.kafka_value) as _kafka_value,
+    {%- else %}
     {{ record }}._quarantine_reason,
     {{ record }}._quarantine_detail,
     if({{ record }}._quarantine_reason is null, null, {{ record }}.kafka_value) as _kafka_value,
+    {%- endif %}
     {{ record }}.landing_file as _landing_file,
     {{ record }}.landing_line as _landing_line
 {%- endmacro %}

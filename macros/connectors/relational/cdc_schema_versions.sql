@@ -108,24 +108,35 @@
     schema_fingerprint) and keeps them in the topic's spec, with the text
     of the newest blocks (spec.schema_blocks): a value that starts with
     one of those is that version, found by comparing its first bytes (a
-    memory compare, 0.03 s at 300 k records); any other value is hashed.
+    memory compare, 0.03 s at 300 k records: _cdc_known_block, or `known`,
+    its column); any other value is hashed.
     The hash cuts the compact form (the JsonConverter's) by byte: `instr`
     and `substr` of a string count characters, walking the whole value,
     which cost three times `from_json` itself (issue 54,
     docs/performance.md). -#}
-{% macro cdc_schema_fingerprint(value, spec=none) -%}
+{% macro cdc_schema_fingerprint(value, spec=none, known=none) -%}
     {%- set blocks = (spec or {}).get('schema_blocks') or {} -%}
-    {%- if blocks -%}
-    case
-        {%- for fingerprint, block in blocks.items() %}
-        when startswith({{ value }}, {{ cdc_string(_cdc_block_prefix(block)) }})
-            then {{ cdc_string(fingerprint) }}
-        {%- endfor %}
-        else {{ cdc_indent(_cdc_block_md5(value), 8) }}
-    end
+    {%- if blocks and known -%}
+    coalesce({{ known }}, {{ _cdc_block_md5(value) }})
+    {%- elif blocks -%}
+    coalesce({{ cdc_indent(_cdc_known_block(value, spec), 4) }}, {{ _cdc_block_md5(value) }})
     {%- else -%}
     {{ _cdc_block_md5(value) }}
     {%- endif -%}
+{%- endmacro %}
+
+{#- The fingerprint of a landed value that starts with one of the blocks
+    the spec keeps whole (spec.schema_blocks), else null: each block's text
+    written once in a base model (the fingerprint and the text after the
+    block are read from it, `known`), as it is most of a model's SQL for a
+    topic of a few dozen columns. -#}
+{% macro _cdc_known_block(value, spec) -%}
+    case
+        {%- for fingerprint, block in spec.schema_blocks.items() %}
+        when startswith({{ value }}, {{ cdc_string(_cdc_block_prefix(block)) }})
+            then {{ cdc_string(fingerprint) }}
+        {%- endfor %}
+    end
 {%- endmacro %}
 
 {% macro _cdc_block_md5(value) -%}
@@ -147,25 +158,18 @@
 {%- endmacro %}
 
 {#- A landed value's text after its schema block, when the block is one
-    the spec keeps whole (spec.schema_blocks: cut by byte, at a known
-    length), else the whole value: what the envelope's keys are looked for
+    the spec keeps whole (spec.schema_blocks; `known`: the value's
+    _cdc_known_block; cut by byte, at a known length), else the whole value: what the envelope's keys are looked for
     in (_cdc_repeated_envelope_fields) — a known block is a whole JSON
     object, so every key of the envelope and its payload is after it. -#}
-{% macro _cdc_after_known_block(value, spec=none) -%}
-    {%- set blocks = (spec or {}).get('schema_blocks') or {} -%}
-    {%- if blocks -%}
-    case
-        {%- for block in blocks.values() %}
-        {%- set prefix = _cdc_block_prefix(block) %}
-        {%- set after = (prefix.encode('utf-8') | length) + 1 %}
-        when startswith({{ value }}, {{ cdc_string(prefix) }})
-            then cast(substr(cast({{ value }} as binary), {{ after }}) as string)
+{% macro _cdc_after_known_block(value, spec, known) -%}
+    case {{ known }}
+        {%- for fingerprint, block in spec.schema_blocks.items() %}
+        when {{ cdc_string(fingerprint) }}
+            then cast(substr(cast({{ value }} as binary), {{ (_cdc_block_prefix(block).encode('utf-8') | length) + 1 }}) as string)
         {%- endfor %}
         else {{ value }}
     end
-    {%- else -%}
-    {{ value }}
-    {%- endif -%}
 {%- endmacro %}
 
 {#- True when a value's schema block is one sync has not seen: the

@@ -36,18 +36,19 @@
 {%- endmacro %}
 
 {#- The names of _cdc_unreadable_columns, as an array in the order of
-    `columns`. Written so that Spark analyses little of it (issue 71): no
-    lambda, and each image read twice whatever the number of columns: as a
-    struct of the columns of a flat type with their types, and with every
-    field a string (which reads any JSON value). A column is unreadable when
-    the second read has it (not JSON null) and the first does not: Spark's
-    JSON reader leaves a field its type cannot read null and reads the
-    fields after it (a top-level field, with or without
-    `spark.sql.json.enablePartialResults`). A column of a nested type
-    (struct, array, map) is read alone, as a failure inside a nested value
-    can stop the reading of the fields after it, and so is each of one or
-    two columns (fewer expressions than the two reads); an image that is
-    not a JSON object fails every column. -#}
+    `columns`. Written so that Spark analyses little of it and a person can
+    read it (issue 71): one lambda over the row images (each schema string
+    written once, whatever the number of images), and each image read twice
+    whatever the number of columns: as a struct of the columns of a flat
+    type with their types, and with every field a string (which reads any
+    JSON value). A column is unreadable when the second read has it (not
+    JSON null) and the first does not: Spark's JSON reader leaves a field
+    its type cannot read null and reads the fields after it (a top-level
+    field, with or without `spark.sql.json.enablePartialResults`). A column
+    of a nested type (struct, array, map) is read alone, as a failure inside
+    a nested value can stop the reading of the fields after it, and so is
+    each of one or two columns (fewer expressions than the two reads); an
+    image that is not a JSON object fails every column. -#}
 {% macro _cdc_unreadable_names(spec, value, columns) -%}
     {%- set images = spec.get('row_images', ['after', 'before']) -%}
     {%- set flat = {} -%}
@@ -64,26 +65,25 @@
     {%- set quoted = [] -%}
     {%- for name in columns -%}{%- do quoted.append(cdc_string(name)) -%}{%- endfor -%}
     {%- set all_names = 'array(' ~ (quoted | join(', ')) ~ ')' -%}
-    array_intersect(
-        {{ all_names }},
-        if(
+    array_intersect({{ all_names }}, flatten(transform(
+        array(
             {%- for image in images %}
-            {%- set text = _cdc_image_text(value, image) %}
-            ({{ text }} is not null and json_object_keys({{ text }}) is null){{ ' or' if not loop.last }}
-            {%- endfor %},
+            {{ _cdc_image_text(value, image) }}{{ ',' if not loop.last }}
+            {%- endfor %}
+        ),
+        cdc_image -> if(
+            cdc_image is not null and json_object_keys(cdc_image) is null,
             {{ all_names }},
             concat(
-                {%- for image in images %}
-                {%- set text = _cdc_image_text(value, image) %}
                 {%- if flat %}
                 coalesce(array_except(
                     json_object_keys(to_json(
-                        from_json({{ text }}, {{ cdc_string(_cdc_struct_of(as_text)) }}),
+                        from_json(cdc_image, {{ cdc_string(_cdc_struct_of(as_text)) }}),
                         map('ignoreNullFields', 'true')
                     )),
                     json_object_keys(to_json(
                         from_json(
-                            {{ text }}, {{ cdc_string(_cdc_struct_of(flat)) }},
+                            cdc_image, {{ cdc_string(_cdc_struct_of(flat)) }},
                             map('columnNameOfCorruptRecord', '_cdc_corrupt')
                         ),
                         map('ignoreNullFields', 'true')
@@ -92,15 +92,14 @@
                 {%- endif %}
                 {%- for name, raw_type in alone.items() %}
                 if(from_json(
-                    {{ text }}, {{ cdc_string(_cdc_struct_of({name: raw_type})) }},
+                    cdc_image, {{ cdc_string(_cdc_struct_of({name: raw_type})) }},
                     map('columnNameOfCorruptRecord', '_cdc_corrupt')
                 )._cdc_corrupt is not null, array({{ cdc_string(name) }}), array()),
-                {%- endfor %}
                 {%- endfor %}
                 array()
             )
         )
-    )
+    )))
 {%- endmacro %}
 
 {#- A row image (`image`: after, before) of the landed `value`, as JSON
