@@ -57,7 +57,11 @@
         since: dbt appends it after this select) read null from it -#}
     {%- set stored_names = cdc_stored_names(stored) -%}
     {%- set positions = '_cdc_value_positions' in stored_names -%}
-    {%- set newer = 'true' if stored is none else
+    {#- whether the batch's newest event of a key is newer than its stored
+        row: written once, the column `_cdc_newer` of `resolved` (a lateral
+        alias) that every column and the filter read (issue 71) -#}
+    {%- set merged = stored is not none and columns -%}
+    {%- set newer = '_cdc_newer' if merged else 'true' if stored is none else
         '(stored._cdc_position is null or latest.newest._cdc_position > stored._cdc_position)' -%}
     {#- keys a complete snapshot lacks: deleted (cdc_snapshot_deletes.sql);
         the stored rows only by one that completes in this batch -#}
@@ -90,6 +94,10 @@
         {%- endif %}
     from (
         select
+            {%- if merged %}
+            (stored._cdc_position is null or latest.newest._cdc_position > stored._cdc_position)
+                as _cdc_newer,
+            {%- endif %}
             {%- for column in columns %}
             {%- set name = column.name %}
             {%- set field = 'latest.newest.' ~ cdc_ident(name) %}
@@ -97,9 +105,20 @@
                 else 'cast(null as ' ~ column.data_type ~ ')' %}
             {%- if name in fillable %}
             {%- set known = 'latest.' ~ cdc_ident('_cdc_known_' ~ name) %}
+            {%- if stored is not none %}
+            {%- set given = "element_at(stored._cdc_value_positions, '" ~ name ~ "')"
+                if positions else 'cast(null as array<bigint>)' %}
+            {%- set late_fix = '_cdc_late_' ~ (fixes | length) %}
+            {%- do fixes.append(late_fix) %}
+            {#- an older event landing later fills a value that was unknown
+                when the newer row was merged #}
+            (not {{ newer }} and stored._cdc_op != 'd' and {{ given }} is not null
+                and {{ known }}.p > {{ given }} and {{ known }}.p < stored._cdc_position)
+                as {{ late_fix }},
+            {%- endif %}
             {#- an unavailable (TOASTed, unchanged) value: the newest one known
                 before it, from this batch or the stored row (p: the position
-                it was known at, null when it is the row's own) -#}
+                it was known at, null when it is the row's own) #}
             case
                 when {{ newer }}
                     and not {{ cdc_keeps_previous('latest.newest', name, fillable[name]) }}
@@ -108,21 +127,12 @@
                 else coalesce({{ known }},
                     named_struct('p', cast(array() as array<bigint>), 'v', null))
                 {%- else %}
-                {%- set given = "element_at(stored._cdc_value_positions, '" ~ name ~ "')"
-                    if positions else 'cast(null as array<bigint>)' %}
-                {%- set late_fix -%}
-                    (not {{ newer }} and stored._cdc_op != 'd' and {{ given }} is not null
-                        and {{ known }}.p > {{ given }} and {{ known }}.p < stored._cdc_position)
-                {%- endset %}
-                {%- do fixes.append(late_fix) %}
-                {#- a marker's columns are its `before` image: not a value -#}
+                {#- a marker's columns are its `before` image: not a value #}
                 when {{ newer }} then coalesce(
                     greatest({{ known }}, if(stored._cdc_position is null, null, named_struct(
                         'p', coalesce({{ given }}, stored._cdc_position),
                         'v', if(stored._cdc_op = 'd', null, {{ kept }})))),
                     named_struct('p', cast(array() as array<bigint>), 'v', null))
-                {#- an older event landing later fills a value that was
-                    unknown when the newer row was merged -#}
                 when {{ late_fix }} then {{ known }}
                 else named_struct('p', {{ given }}, 'v', {{ kept }})
                 {%- endif %}
@@ -147,7 +157,7 @@
                 max_by(struct(changes.*), changes._cdc_position) as newest
                 {%- for name, rule in fillable.items() %},
                 {#- the column's newest value in the batch and its position;
-                    a delete's is null (the key was gone) -#}
+                    a delete's is null (the key was gone) #}
                 max_by(
                     named_struct(
                         'p', changes._cdc_position,
@@ -205,15 +215,21 @@
             on {% for key in keys %}latest.newest.{{ cdc_ident(key) }} <=> stored.{{ cdc_ident(key) }}
             {{- " and " if not loop.last }}{% endfor %}
         {%- endif %}
-        where
-            ({{ newer }}
-            {%- for fix in fixes %}
-                or {{ fix }}
-            {%- endfor %})
+        {%- if not merged %}
+        where {{ newer }}
             {%- if watermark is none and not markers %}
             and latest.newest._cdc_op != 'd'
             {%- endif %}
+        {%- endif %}
     ) as resolved
+    {%- if merged %}
+    {#- a key's row is written when its newest event is newer than the
+        stored row, or an older one fills a value it lacked #}
+    where resolved._cdc_newer
+        {%- for fix in fixes %}
+        or resolved.{{ fix }}
+        {%- endfor %}
+    {%- endif %}
 {%- endmacro %}
 
 {#- The columns of a staging relation (none when not executing or not

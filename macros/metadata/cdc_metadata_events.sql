@@ -70,9 +70,10 @@
                 {%- endif %}
             end as _quarantine_reason,
             case
-                {{ cdc_indent(_cdc_record_details('parsed'), 16) }}
+                {{ cdc_indent(_cdc_record_details('parsed', '_quarantine_reason'), 16) }}
                 {%- if transactions %}
-                when upper(parsed._event.status) not in ('BEGIN', 'END')
+                when _quarantine_reason = 'not_a_transaction_event'
+                    and upper(parsed._event.status) not in ('BEGIN', 'END')
                     then concat('status = ', parsed._event.status)
                 {%- endif %}
             end as _quarantine_detail

@@ -52,20 +52,18 @@
                 when identified._patch_problem is not null then 'unsupported_patch'
             end as _quarantine_reason,
             case
-                {{ cdc_indent(_cdc_record_details('identified'), 16) }}
-                when identified._message._unparsed is not null
-                    and json_object_keys(identified.kafka_value) is not null
+                {{ cdc_indent(_cdc_record_details('identified', '_quarantine_reason'), 16) }}
+                when _quarantine_reason = 'type_mismatch'
                     then concat(
                         'the JSON type of a field contradicts the envelope:',
                         ' not a Debezium MongoDB event'
                     )
-                when identified._event.op not in ('c', 'r', 'u', 'd')
-                    then concat('op = ', identified._event.op)
-                when identified._id is null
+                when _quarantine_reason = 'unsupported_op' then concat('op = ', identified._event.op)
+                when _quarantine_reason = 'missing_primary_key'
                     then 'no _id in the Kafka key, the documents or the filter'
-                when {{ _mongo_missing_document('identified._event') }}
+                when _quarantine_reason = 'missing_document'
                     then concat('op = ', identified._event.op, ' without a document or patch')
-                else identified._patch_problem
+                when _quarantine_reason = 'unsupported_patch' then identified._patch_problem
             end as _quarantine_detail
         from (
             select

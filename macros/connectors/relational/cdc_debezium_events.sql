@@ -63,56 +63,62 @@ end
     {%- endset -%}
     {%- set detail -%}
 case
-    {{ cdc_indent(_cdc_record_details('events', _cdc_version_details(spec, 'events'),
-        spec.tombstone_deletes), 0) }}
-    when events._message._unparsed is not null
-        and json_object_keys(events.kafka_value) is not null
-        then concat(
-            'the JSON type of ',
-            coalesce(events._cdc_mismatched, 'a field'),
-            ' contradicts the generated schema: run `python -m python_helpers sync`'
-        )
-    {%- for column in _cdc_wire_text_columns(spec) %}
-    when not {{ _cdc_wire_text_ok('events._row.' ~ cdc_ident(column.name), column) }}
-        then concat(
-            {{ cdc_string('column ' ~ column.name ~ ' is ' ~ column.connect_type.split(",")[0]) }},
-            ' but holds ', left(events._row.{{ cdc_ident(column.name) }}, 40),
-            {%- if column.decoder == 'number_decimal' %}
-            ', not a number that fits {{ column.type }}',
-            ' (its declaration says decimal_format: numeric)'
-            {%- elif column.decoder == 'decimal' %}
-            ', not the base64 text the JsonConverter writes',
-            ' (a converter with decimal.format=NUMERIC writes numbers:',
-            ' then set `decimal_format: numeric` in topic.yml)'
-            {%- else %}
-            ', not the base64 text the JsonConverter writes'
-            {%- endif %}
-        )
-    {%- endfor %}
+    {{ cdc_indent(_cdc_record_details('events', '_quarantine_reason',
+        _cdc_version_details(spec, 'events', '_quarantine_reason'), spec.tombstone_deletes), 0) }}
+    when _quarantine_reason = 'type_mismatch'
+        then case
+            when events._message._unparsed is not null
+                then concat(
+                    'the JSON type of ',
+                    coalesce(events._cdc_mismatched, 'a field'),
+                    ' contradicts the generated schema: run `python -m python_helpers sync`'
+                )
+            {%- for column in _cdc_wire_text_columns(spec) %}
+            when not {{ _cdc_wire_text_ok('events._row.' ~ cdc_ident(column.name), column) }}
+                then concat(
+                    {{ cdc_string('column ' ~ column.name ~ ' is ' ~ column.connect_type.split(",")[0]) }},
+                    ' but holds ', left(events._row.{{ cdc_ident(column.name) }}, 40),
+                    {%- if column.decoder == 'number_decimal' %}
+                    ', not a number that fits {{ column.type }}',
+                    ' (its declaration says decimal_format: numeric)'
+                    {%- elif column.decoder == 'decimal' %}
+                    ', not the base64 text the JsonConverter writes',
+                    ' (a converter with decimal.format=NUMERIC writes numbers:',
+                    ' then set `decimal_format: numeric` in topic.yml)'
+                    {%- else %}
+                    ', not the base64 text the JsonConverter writes'
+                    {%- endif %}
+                )
+            {%- endfor %}
+        end
     {%- if _cdc_checks_connector(spec) %}
-    when events._event.source.connector != '{{ spec.connector }}'
+    when _quarantine_reason = 'unknown_connector'
         then concat(
             'source.connector = ', events._event.source.connector,
             '; the topic holds events of the {{ spec.connector }} connector'
         )
     {%- endif %}
-    when events._event.op not in ('c', 'r', 'u', 'd', 't')
-        then concat('op = ', events._event.op)
-    when events._event.op in ('c', 'r', 'u') and events._event.after is null
-        then concat('op = ', events._event.op, ' without an after image: nothing to apply')
-    when events._event.op = 'd' and events._event.before is null
-        and events.kafka_key is null
-        then 'a delete with neither a before image nor a Kafka key: no key to delete'
-    {%- if spec.key_type %}
-    when events.kafka_key is not null and json_object_keys(events.kafka_key) is null
-        then 'the Kafka key is not a JSON object'
-    {%- for key in _cdc_row_key_fields(spec) %}
-    when events._key.{{ cdc_ident(key) }} != events._row.{{ cdc_ident(key) }}
-        then concat(
-            {{ cdc_string('the Kafka key has ' ~ key ~ ' = ') }}, cast(events._key.{{ cdc_ident(key) }} as string),
-            {{ cdc_string(', the row image ' ~ key ~ ' = ') }}, cast(events._row.{{ cdc_ident(key) }} as string)
+    when _quarantine_reason = 'unsupported_op' then concat('op = ', events._event.op)
+    when _quarantine_reason = 'missing_row_image'
+        then if(
+            events._event.op = 'd',
+            'a delete with neither a before image nor a Kafka key: no key to delete',
+            concat('op = ', events._event.op, ' without an after image: nothing to apply')
         )
-    {%- endfor %}
+    {%- if spec.key_type %}
+    when _quarantine_reason = 'malformed_key' then 'the Kafka key is not a JSON object'
+    {%- if _cdc_row_key_fields(spec) %}
+    when _quarantine_reason = 'key_mismatch'
+        then case
+            {%- for key in _cdc_row_key_fields(spec) %}
+            when events._key.{{ cdc_ident(key) }} != events._row.{{ cdc_ident(key) }}
+                then concat(
+                    {{ cdc_string('the Kafka key has ' ~ key ~ ' = ') }}, cast(events._key.{{ cdc_ident(key) }} as string),
+                    {{ cdc_string(', the row image ' ~ key ~ ' = ') }}, cast(events._row.{{ cdc_ident(key) }} as string)
+                )
+            {%- endfor %}
+        end
+    {%- endif %}
     {%- endif %}
 end
     {%- endset -%}

@@ -173,10 +173,13 @@
 {%- endmacro %}
 
 {#- The `when ... then '<detail>'` branches of `_quarantine_detail` for the
-    reasons of _cdc_record_reasons that need one (`checks`: the details of
-    the extra checks given to it, in the same place). -#}
-{% macro _cdc_record_details(record, checks='', tombstone_deletes=false) -%}
-    when {{ cdc_not_utf8(record ~ '.kafka_value') }} or {{ cdc_not_utf8(record ~ '.kafka_key') }}
+    reasons of _cdc_record_reasons that have one, keyed by the reason the
+    record got (`reason`: its expression, `_quarantine_reason` in the
+    select that computes it), so that each check is written once, in the
+    reason (issue 71). `checks`: the details of the extra checks given to
+    it. -#}
+{% macro _cdc_record_details(record, reason, checks='', tombstone_deletes=false) -%}
+    when {{ reason }} = 'not_utf8'
         then concat(
             'bytes that are not UTF-8 in the ',
             case
@@ -186,29 +189,27 @@
             end,
             ': kept as landed'
         )
-    when {{ record }}.landing_error is not null then {{ record }}.landing_error
-    when {{ record }}.kafka_value is null then null
+    when {{ reason }} = 'unreadable_landing_record' then {{ record }}.landing_error
     {%- if not tombstone_deletes %}
-    when trim({{ record }}.kafka_value) = 'null'
+    when {{ reason }} = 'null_value'
         then 'the value is the JSON text null (a tombstone has no value at all)'
     {%- endif %}
-    when octet_length({{ record }}.kafka_value) > {{ cdc_max_value_bytes() }}
+    when {{ reason }} = 'oversized_value'
         then concat(
             'the value is ', octet_length({{ record }}.kafka_value), ' bytes, over the limit of',
             ' {{ cdc_max_value_bytes() }} (config or var cdc_max_value_bytes); not parsed'
         )
-    when {{ record }}._cdc_json_depth > {{ cdc_max_json_depth() }}
+    when {{ reason }} = 'nested_too_deep'
         then concat(
             'JSON nested ', {{ record }}._cdc_json_depth, ' levels deep,',
             ' deeper than the {{ cdc_max_json_depth() }} levels the JSON reader reads'
         )
-    when {{ record }}._message._unparsed is not null
-        and json_object_keys({{ record }}.kafka_value) is null
+    when {{ reason }} in ('truncated_json', 'malformed_json')
         then concat(
             'not JSON (', octet_length({{ record }}.kafka_value), ' bytes, ending with ',
             right({{ record }}.kafka_value, 20), ')'
         )
-    when {{ record }}._cdc_repeated_fields != ''
+    when {{ reason }} = 'duplicate_field'
         then concat(
             'the envelope names ', {{ record }}._cdc_repeated_fields,
             ' more than once (a JSON reader would keep the last copy)'

@@ -36,47 +36,56 @@
     {%- endif %}
 {%- endmacro %}
 
-{#- The details of _cdc_version_reasons, in the same order. -#}
-{% macro _cdc_version_details(spec, record) -%}
+{#- The details of _cdc_version_reasons, keyed by the record's `reason`
+    (see _cdc_record_details). -#}
+{% macro _cdc_version_details(spec, record, reason) -%}
     {%- set fingerprint = record ~ '._schema_fingerprint' -%}
     {%- if spec.schema_fingerprints %}
-    when {{ _cdc_not_covered(fingerprint, spec) }}
+    when {{ reason }} = 'schema_not_covered'
         then concat(
             'the value schema block (md5 ', {{ fingerprint }},
             ') is not one `python -m python_helpers sync` has seen: the next run',
             ' (`make run`, or sync then dbt build) stages it'
         )
     {%- endif %}
-    {%- for version, reason in (spec.invalid_versions or {}).items() %}
-    when {{ fingerprint }} = '{{ version }}'
-        then 'the schema block (md5 {{ version }}) is not a Kafka Connect schema: {{
-            _cdc_sql_text(reason) }}'
-    {%- endfor %}
-    {%- if _cdc_version_checks(spec) %}
-    when {{ record }}._cdc_contradiction is not null
+    {%- if spec.invalid_versions %}
+    when {{ reason }} = 'invalid_schema_block'
+        then case {{ fingerprint }}
+            {%- for version, why in spec.invalid_versions.items() %}
+            when '{{ version }}'
+                then 'the schema block (md5 {{ version }}) is not a Kafka Connect schema: {{
+                    _cdc_sql_text(why) }}'
+            {%- endfor %}
+        end
+    {%- endif %}
+    {%- if spec.schema_fingerprints or _cdc_version_checks(spec) %}
+    {#- the columns that contradict the record's own block: those its
+        version's checks name, else those the table's schema cannot read #}
+    when {{ reason }} = 'schema_contradiction'
         then concat(
-            {{ record }}._cdc_contradiction,
+            coalesce(
+                {%- if _cdc_version_checks(spec) %}
+                {{ record }}._cdc_contradiction,
+                {%- endif %}
+                {{ record }}._cdc_mismatched, 'a field'),
             ' contradicts the type its own schema block (md5 ', {{ fingerprint }}, ') declares'
         )
     {%- endif %}
-    {%- for version, columns in (spec.incompatible_versions or {}).items() %}
-    when {{ fingerprint }} = '{{ version }}'
-        then concat(
-            {%- for column in columns %}
-            {{ cdc_string('column ' ~ column.column ~ ': the table has ' ~ column.table_type ~ ',') }},
-            {{ cdc_string(' this schema version (md5 ' ~ version ~ ') declares ' ~ column.version_type ~ '; ') }},
+    {%- if spec.incompatible_versions %}
+    when {{ reason }} = 'incompatible_schema_change'
+        then case {{ fingerprint }}
+            {%- for version, columns in spec.incompatible_versions.items() %}
+            when '{{ version }}'
+                then concat(
+                    {%- for column in columns %}
+                    {{ cdc_string('column ' ~ column.column ~ ': the table has ' ~ column.table_type ~ ',') }},
+                    {{ cdc_string(' this schema version (md5 ' ~ version ~ ') declares ' ~ column.version_type ~ '; ') }},
+                    {%- endfor %}
+                    'kept out of the table. To take it: schema_changes: widen in topic.yml, sync,',
+                    ' then dbt build --full-refresh --select {{ this.identifier }}+'
+                )
             {%- endfor %}
-            'kept out of the table. To take it: schema_changes: widen in topic.yml, sync,',
-            ' then dbt build --full-refresh --select {{ this.identifier }}+'
-        )
-    {%- endfor %}
-    {%- if spec.schema_fingerprints %}
-    when {{ fingerprint }} is not null and {{ record }}._message._unparsed is not null
-        and json_object_keys({{ record }}.kafka_value) is not null
-        then concat(
-            coalesce({{ record }}._cdc_mismatched, 'a field'),
-            ' contradicts the type its own schema block (md5 ', {{ fingerprint }}, ') declares'
-        )
+        end
     {%- endif %}
 {%- endmacro %}
 
