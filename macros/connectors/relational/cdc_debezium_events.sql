@@ -13,6 +13,13 @@
     `_quarantine_reason` is null for a change event; otherwise it says why
     the record is not one, and `_kafka_value` keeps the value as landed.
     The staging and quarantine models are views over this table.
+
+    Three stages, each reading the one before: `decoded` (the record, its
+    value and key parsed, the event unwrapped), `events` (the change event
+    in Debezium's shape, the row image, and what only a record the checks
+    single out reads), then the columns and the verdict, whose detail is
+    keyed by the reason (each check written once). Within a stage, a column
+    reads one computed before it by a lateral column alias (issue 71).
 -#}
 {% macro cdc_debezium_events(relation, topic) %}
     {{- return(adapter.dispatch('cdc_debezium_events', 'cdc')(relation, topic)) -}}
