@@ -63,13 +63,12 @@
 
 {#- This invocation's look-ups by node id (a new dict for a new
     invocation: a process can run several). -#}
+{#- One dict per invocation, made by one `setdefault` (a single step for
+    Python): two threads starting their first nodes at once each made a
+    dict and the second replaced the first, so a node of the first thread
+    sent its look-up twice (seen once in `make test`). -#}
 {% macro _cdc_lookups() %}
-    {%- set cache = graph.get('_cdc_lookups') -%}
-    {%- if cache is none or cache.get('invocation') != invocation_id -%}
-        {%- set cache = {'invocation': invocation_id, 'nodes': {}} -%}
-        {%- do graph.update({'_cdc_lookups': cache}) -%}
-    {%- endif -%}
-    {{- return(cache['nodes']) -}}
+    {{- return(graph.setdefault('_cdc_lookups_' ~ invocation_id, {})) -}}
 {% endmacro %}
 
 {% macro _cdc_run_lookup() -%}
