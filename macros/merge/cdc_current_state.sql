@@ -61,8 +61,9 @@
         row: written once, the column `_cdc_newer` of `resolved` (a lateral
         alias) that every column and the filter read (issue 71) -#}
     {%- set merged = stored is not none and columns -%}
-    {%- set newer = '_cdc_newer' if merged else 'true' if stored is none else
+    {%- set newer_test =
         '(stored._cdc_position is null or latest.newest._cdc_position > stored._cdc_position)' -%}
+    {%- set newer = '_cdc_newer' if merged else 'true' if stored is none else newer_test -%}
     {#- keys a complete snapshot lacks: deleted (cdc_snapshot_deletes.sql);
         the stored rows only by one that completes in this batch -#}
     {%- set snapshots = cdc_completed_snapshots(staging, columns, watermark) -%}
@@ -95,8 +96,7 @@
     from (
         select
             {%- if merged %}
-            (stored._cdc_position is null or latest.newest._cdc_position > stored._cdc_position)
-                as _cdc_newer,
+            {{ newer_test }} as _cdc_newer,
             {%- endif %}
             {%- for column in columns %}
             {%- set name = column.name %}

@@ -168,7 +168,8 @@
 
 {#- A landed value's text after its schema block, when the block is one
     the spec keeps whole (spec.schema_blocks; `known`: the value's
-    _cdc_known_block; cut by byte, at a known length), else the whole value: what the envelope's keys are looked for
+    _cdc_known_block; cut by byte, at a known length), else the whole
+    value: what the envelope's keys are looked for
     in (_cdc_repeated_envelope_fields) — a known block is a whole JSON
     object, so every key of the envelope and its payload is after it. -#}
 {% macro _cdc_after_known_block(value, spec, known) -%}
