@@ -64,13 +64,15 @@
     key it brings that the snapshot lacks is deleted again). Dicts of
     `started_at` (the first position, as text), `prefix` (the position
     without the offset, as text), `landing_batch`, `read_at` and `is_new`.
-    Empty unless enabled. Its cost: one pass over three columns (op,
+    Empty unless enabled, and when the select is not sent (nothing new:
+    cdc_select_is_sent). Its cost: one pass over three columns (op,
     snapshot marker, position) of every staged batch for the end markers,
     like the truncates' pass. -#}
 {% macro cdc_completed_snapshots(staging, columns, watermark) -%}
     {%- set names = columns | map(attribute='name') | list -%}
     {%- if not execute or staging is none or '_cdc_source_snapshot' not in names
-        or not config.get('cdc_snapshot_deletes', var('cdc_snapshot_deletes', false)) -%}
+        or not config.get('cdc_snapshot_deletes', var('cdc_snapshot_deletes', false))
+        or not cdc_select_is_sent() -%}
         {{- return([]) -}}
     {%- endif -%}
     {%- set since = watermark if watermark is not none else -1 -%}

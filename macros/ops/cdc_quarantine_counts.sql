@@ -7,9 +7,11 @@
     and line).
 
     An incremental table, kept by a merge on (topic, reason): a run counts
-    again only the topics whose base model it builds (`selected_resources`:
+    again only the topics whose base model it builds with new records
+    (`selected_resources`, less the base models whose run had nothing new:
     a run of ten changed topics reads their ten quarantine views, never the
-    other topics'), and a reason such a topic no longer holds (a
+    other topics'; a run that built no new record sends no statement), and
+    a reason such a topic no longer holds (a
     `schema_not_covered` record staged after a sync, a topic rebuilt) comes
     out with 0 records, which the merge deletes. A first build or a full
     refresh counts every topic. The var `cdc_quarantine_recount` (base model
@@ -23,13 +25,18 @@
 {% macro default__cdc_quarantine_counts(quarantines) -%}
     {%- set included = [] -%}
     {%- set recount = var('cdc_quarantine_recount', none) -%}
+    {%- set looked_up = _cdc_lookups() if execute else {} -%}
     {%- for topic, quarantine, base in quarantines -%}
+        {%- set node = 'model.' ~ project_name ~ '.' ~ base -%}
         {%- if (recount is not none and base in recount)
             or (recount is none and not is_incremental())
-            or ('model.' ~ project_name ~ '.' ~ base) in (selected_resources or []) -%}
+            or (node in (selected_resources or []) and not cdc_nothing_new(looked_up.get(node))) -%}
             {%- do included.append([topic, quarantine]) -%}
         {%- endif -%}
     {%- endfor %}
+    {%- if not included -%}
+        {%- do cdc_reads_nothing() -%}
+    {%- endif %}
     select
         coalesce(counted.topic, existing.topic) as topic,
         coalesce(counted.reason, existing.reason) as reason,

@@ -8,10 +8,12 @@
     history model takes the same settings from its declaration
     (`history: {track: [label]}`), with the merge conditions of
     dbt_project.yml's `history:` folder, repeated here. The property tests
-    compare it with the reference model. A sample: `init` does not copy
+    compare it with the reference model. The project's materialization
+    (`cdc_incremental`, as the generated models): a run with nothing new in
+    the staging view sends no statement. A sample: `init` does not copy
     models/examples. -#}
 {{ config(
-    materialized='incremental',
+    materialized='cdc_incremental',
     schema='cdc_examples',
     incremental_strategy='merge',
     file_format=var('cdc_table_format', 'iceberg'),
