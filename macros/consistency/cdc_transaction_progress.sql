@@ -219,9 +219,10 @@
 {%- endmacro %}
 
 {#- Of `members`, those whose raw table (`raw_tables`) has a batch newer
-    than `watermark` in the landing manifest (all of them on a first build). -#}
+    than `watermark` in the landing manifest (all of them on a first build,
+    and in a run that does not send the select: cdc_select_is_sent). -#}
 {% macro _cdc_grown_members(members, raw_tables, watermark) -%}
-    {%- if watermark is none or not execute -%}
+    {%- if watermark is none or not execute or not cdc_select_is_sent() -%}
         {{- return(members) -}}
     {%- endif -%}
     {%- set manifest = var('cdc_landing_schema', 'cdc_landing') ~ '._landing_manifest' -%}

@@ -38,6 +38,16 @@
 {% endmacro %}
 
 {% macro default__cdc_changes(state, unique_key) -%}
+    {%- if not cdc_select_is_sent() -%}
+    {#- a run with nothing new sends no statement: the state's columns and
+        Iceberg snapshots are not looked up for a select never sent -#}
+    select * from {{ this }} where false
+    {%- else -%}
+    {{- _cdc_changes_select(state, unique_key) -}}
+    {%- endif -%}
+{%- endmacro %}
+
+{% macro _cdc_changes_select(state, unique_key) -%}
     {%- set keys = [unique_key] if unique_key is string else unique_key -%}
     {%- set columns = cdc_staging_columns(state) | rejectattr('name', 'eq', '_cdc_value_positions')
         | list -%}

@@ -10,7 +10,9 @@
     again only the topics whose base model it builds with new records
     (`selected_resources`, less the base models whose run had nothing new:
     a run of ten changed topics reads their ten quarantine views, never the
-    other topics'; a run that built no new record sends no statement), and
+    other topics'; of a base model that only appended batches, only when
+    one of them holds a quarantined record, found by one probe query; a
+    run that quarantined no new record sends no statement), and
     a reason such a topic no longer holds (a
     `schema_not_covered` record staged after a sync, a topic rebuilt) comes
     out with 0 records, which the merge deletes. A first build or a full
@@ -24,15 +26,29 @@
 
 {% macro default__cdc_quarantine_counts(quarantines) -%}
     {%- set included = [] -%}
+    {%- set appended = [] -%}
     {%- set recount = var('cdc_quarantine_recount', none) -%}
     {%- set looked_up = _cdc_lookups() if execute else {} -%}
     {%- for topic, quarantine, base in quarantines -%}
         {%- set node = 'model.' ~ project_name ~ '.' ~ base -%}
+        {%- set looked = looked_up.get(node) -%}
         {%- if (recount is not none and base in recount)
-            or (recount is none and not is_incremental())
-            or (node in (selected_resources or []) and not cdc_nothing_new(looked_up.get(node))) -%}
+            or (recount is none and not is_incremental()) -%}
             {%- do included.append([topic, quarantine]) -%}
+        {%- elif node in (selected_resources or []) and not cdc_nothing_new(looked) -%}
+            {#- a base run that only appended batches after its watermark
+                changed the quarantine only if one of them holds a
+                quarantined record -#}
+            {%- if looked is not none and looked.incremental and not looked.replay
+                and looked.watermark is not none -%}
+                {%- do appended.append([topic, quarantine, looked.watermark]) -%}
+            {%- else -%}
+                {%- do included.append([topic, quarantine]) -%}
+            {%- endif -%}
         {%- endif -%}
+    {%- endfor %}
+    {%- for topic, quarantine in _cdc_quarantine_grown(appended) -%}
+        {%- do included.append([topic, quarantine]) -%}
     {%- endfor %}
     {%- if not included -%}
         {%- do cdc_reads_nothing() -%}
@@ -123,4 +139,27 @@
     ) as existing
         on false
     {%- endif %}
+{%- endmacro %}
+
+{#- Of `appended` ([topic, quarantine view, watermark] of the topics whose
+    base model only appended batches after the watermark in this run), the
+    [topic, quarantine view] of those with a quarantined record in them:
+    one query, a probe of one row per view (Iceberg skips the files of
+    older batches). -#}
+{% macro _cdc_quarantine_grown(appended) -%}
+    {%- if not (execute and appended) -%}
+        {{- return([]) -}}
+    {%- endif -%}
+    {%- set probes = [] -%}
+    {%- for topic, quarantine, watermark in appended -%}
+        {%- do probes.append('select * from (select ' ~ loop.index0 ~ ' as probe from '
+            ~ ref(quarantine) ~ ' where _landing_batch > ' ~ watermark ~ ' limit 1) as probe_'
+            ~ loop.index0) -%}
+    {%- endfor -%}
+    {%- set found = run_query(probes | join(' union all ')).columns[0].values() | map('int') | list -%}
+    {%- set grown = [] -%}
+    {%- for topic, quarantine, watermark in appended if loop.index0 in found -%}
+        {%- do grown.append([topic, quarantine]) -%}
+    {%- endfor -%}
+    {{- return(grown) -}}
 {%- endmacro %}

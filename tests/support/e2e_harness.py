@@ -852,12 +852,16 @@ def _build_runs(scratch: Path, delivery: prop.Delivery) -> dict[str, Any]:
     )
     # nothing new to land: dbt re-runs the models of RERUN_TOPICS anyway
     # (and must change nothing); `--show` prints the current-state tables
+    third_logs = scratch / "third-logs"
     with _timed(seconds, "third run"):
         # with the second build's vars: dbt reads the project from its
         # partial parse (other vars make it parse every file again)
         third, shown = _run_and_export(
-            full, scratch, "run", *RERUN, *FULL_TESTS, options=("--show",)
+            full, scratch, "run", *RERUN, *FULL_TESTS, options=("--show",), logs=third_logs
         )
+    third_statements = statements_per_node(
+        (third_logs / "dbt.log").read_text(encoding="utf-8").splitlines()
+    )
     sample = json_lines(SAMPLE_LANDING / prop.TOPIC / prop.SAMPLE_FILE)
     # the landing each record came in: re-sent copies keep the first landed
     first_landed = [r | {"_batch": 1} for r in delivery.first]
@@ -891,6 +895,7 @@ def _build_runs(scratch: Path, delivery: prop.Delivery) -> dict[str, Any]:
         "first": first,
         "second": second,
         "second_statements": statements,
+        "third_statements": third_statements,
         "third": third,
         "property_records": landed,
         "property_notices": notices,
