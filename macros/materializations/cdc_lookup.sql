@@ -220,8 +220,8 @@
 {%- endmacro %}
 
 {#- Note that this incremental run of the model reads nothing, known when
-    its select is compiled without a query (the quarantine counts of a run
-    that built no new record: cdc_quarantine_counts): its look-up, then
+    its select is compiled (the quarantine counts of a run in which every
+    count is current: cdc_quarantine_counts): its look-up, then
     cdc_nothing_new, say so, and the run sends no statement. -#}
 {% macro cdc_reads_nothing() -%}
     {%- if execute and is_incremental() -%}

@@ -7,13 +7,13 @@
     and line).
 
     An incremental table, kept by a merge on (topic, reason): a run counts
-    again only the topics whose base model it builds with new records
-    (`selected_resources`, less the base models whose run had nothing new:
-    a run of ten changed topics reads their ten quarantine views, never the
-    other topics'; of a base model that only appended batches, only when
-    one of them holds a quarantined record, found by one probe query; a
-    run that quarantined no new record sends no statement), and
-    a reason such a topic no longer holds (a
+    again the topics whose base model it builds (`selected_resources`: a
+    run of ten changed topics reads their ten quarantine views, never the
+    other topics'); of those whose base model had nothing new, only the
+    ones whose counts are not current (an earlier run that built the topic
+    was stopped before its counts), found by two look-up queries; a run in
+    which every count is current sends no statement. A reason such a topic
+    no longer holds (a
     `schema_not_covered` record staged after a sync, a topic rebuilt) comes
     out with 0 records, which the merge deletes. A first build or a full
     refresh counts every topic. The var `cdc_quarantine_recount` (base model
@@ -26,28 +26,26 @@
 
 {% macro default__cdc_quarantine_counts(quarantines) -%}
     {%- set included = [] -%}
-    {%- set appended = [] -%}
+    {%- set quiet = [] -%}
     {%- set recount = var('cdc_quarantine_recount', none) -%}
     {%- set looked_up = _cdc_lookups() if execute else {} -%}
     {%- for topic, quarantine, base in quarantines -%}
         {%- set node = 'model.' ~ project_name ~ '.' ~ base -%}
-        {%- set looked = looked_up.get(node) -%}
         {%- if (recount is not none and base in recount)
             or (recount is none and not is_incremental()) -%}
             {%- do included.append([topic, quarantine]) -%}
-        {%- elif node in (selected_resources or []) and not cdc_nothing_new(looked) -%}
-            {#- a base run that only appended batches after its watermark
-                changed the quarantine only if one of them holds a
-                quarantined record -#}
-            {%- if looked is not none and looked.incremental and not looked.replay
-                and looked.watermark is not none -%}
-                {%- do appended.append([topic, quarantine, looked.watermark]) -%}
+        {%- elif node in (selected_resources or []) -%}
+            {#- a base model whose run had nothing new: counted again only
+                if the counts are not current for it (an earlier run that
+                built it was stopped before the counts) -#}
+            {%- if cdc_nothing_new(looked_up.get(node)) -%}
+                {%- do quiet.append([topic, quarantine, node]) -%}
             {%- else -%}
                 {%- do included.append([topic, quarantine]) -%}
             {%- endif -%}
         {%- endif -%}
     {%- endfor %}
-    {%- for topic, quarantine in _cdc_quarantine_grown(appended) -%}
+    {%- for topic, quarantine in _cdc_quarantine_not_current(quiet) -%}
         {%- do included.append([topic, quarantine]) -%}
     {%- endfor %}
     {%- if not included -%}
@@ -141,25 +139,42 @@
     {%- endif %}
 {%- endmacro %}
 
-{#- Of `appended` ([topic, quarantine view, watermark] of the topics whose
-    base model only appended batches after the watermark in this run), the
-    [topic, quarantine view] of those with a quarantined record in them:
-    one query, a probe of one row per view (Iceberg skips the files of
-    older batches). -#}
-{% macro _cdc_quarantine_grown(appended) -%}
-    {%- if not (execute and appended) -%}
+{#- Of `quiet` ([topic, quarantine view, base model node id] of the
+    topics whose base model had nothing new in this run), the [topic,
+    quarantine view] of those whose counts are not current: the topic has
+    counted rows and its base table committed a snapshot after they were
+    counted (Iceberg's commit time and `counted_at` are both the Spark
+    driver's clock), or it has none and its quarantine view holds a
+    record. Two queries: the counted topics, then one probe each. -#}
+{% macro _cdc_quarantine_not_current(quiet) -%}
+    {%- if not (execute and quiet) -%}
         {{- return([]) -}}
     {%- endif -%}
+    {%- set counted = {} -%}
+    {%- for row in run_query('select topic, cast(max(counted_at) as string) from ' ~ this
+        ~ ' group by topic').rows -%}
+        {%- do counted.update({row[0]: row[1]}) -%}
+    {%- endfor -%}
     {%- set probes = [] -%}
-    {%- for topic, quarantine, watermark in appended -%}
-        {%- do probes.append('select * from (select ' ~ loop.index0 ~ ' as probe from '
-            ~ ref(quarantine) ~ ' where _landing_batch > ' ~ watermark ~ ' limit 1) as probe_'
-            ~ loop.index0) -%}
+    {%- for topic, quarantine, node in quiet -%}
+        {%- set base = graph.nodes[node] -%}
+        {%- set table = api.Relation.create(database=base.database, schema=base.schema,
+            identifier=base.alias) -%}
+        {%- if topic in counted -%}
+            {%- do probes.append('select ' ~ loop.index0 ~ ' as probe from (select max(committed_at)'
+                ~ ' as committed_at from ' ~ table ~ '.snapshots) as newest where newest.committed_at'
+                ~ ' > timestamp ' ~ cdc_string(counted[topic])) -%}
+        {%- else -%}
+            {%- do probes.append('select * from (select ' ~ loop.index0 ~ ' as probe from '
+                ~ ref(quarantine) ~ ' limit 1) as probe_' ~ loop.index0) -%}
+        {%- endif -%}
     {%- endfor -%}
     {%- set found = run_query(probes | join(' union all ')).columns[0].values() | map('int') | list -%}
-    {%- set grown = [] -%}
-    {%- for topic, quarantine, watermark in appended if loop.index0 in found -%}
-        {%- do grown.append([topic, quarantine]) -%}
+    {%- set stale = [] -%}
+    {%- for topic, quarantine, node in quiet -%}
+        {%- if loop.index0 in found -%}
+            {%- do stale.append([topic, quarantine]) -%}
+        {%- endif -%}
     {%- endfor -%}
-    {{- return(grown) -}}
+    {{- return(stale) -}}
 {%- endmacro %}
