@@ -62,11 +62,10 @@
 {% endmacro %}
 
 {#- This invocation's look-ups by node id (a new dict for a new
-    invocation: a process can run several). -#}
-{#- One dict per invocation, made by one `setdefault` (a single step for
-    Python): two threads starting their first nodes at once each made a
-    dict and the second replaced the first, so a node of the first thread
-    sent its look-up twice (seen once in `make test`). -#}
+    invocation: a process can run several), made by one `setdefault` (a
+    single step for Python): two threads starting their first nodes at
+    once each made a dict and the second replaced the first, so a node of
+    the first thread sent its look-up twice (seen once in `make test`). -#}
 {% macro _cdc_lookups() %}
     {{- return(graph.setdefault('_cdc_lookups_' ~ invocation_id, {})) -}}
 {% endmacro %}

@@ -13,9 +13,8 @@
     ones whose counts are not current (an earlier run that built the topic
     was stopped before its counts), found by two look-up queries; a run in
     which every count is current sends no statement. A reason such a topic
-    no longer holds (a
-    `schema_not_covered` record staged after a sync, a topic rebuilt) comes
-    out with 0 records, which the merge deletes. A first build or a full
+    no longer holds (a `schema_not_covered` record staged after a sync, a
+    topic rebuilt) comes out with 0 records, which the merge deletes. A first build or a full
     refresh counts every topic. The var `cdc_quarantine_recount` (base model
     names) counts those topics only: the pipeline's recount after a build
     in which another topic failed (dbt skipped the counts for all).
